@@ -1,0 +1,116 @@
+"""The one table of models: windows, output limits, cache minimums and prices.
+
+Every model id used anywhere in the workbook comes from here (DESIGN §2). Figures are from the
+API notes (prompt caching §1.5, pricing §1.7, model table §4); where the notes mark a figure
+UNVERIFIED the table says so in ``note`` and the value chosen is the documented candidate.
+Prices are dollars per million tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Prices:
+    """Dollars per million tokens (API notes §1.7; defaults 1.25x / 2x / 0.1x of input)."""
+
+    input: float
+    output: float
+    write_5m: float
+    write_1h: float
+    cache_read: float
+
+    @classmethod
+    def standard(cls, input: float, output: float, *, cache_read: float | None = None) -> Prices:
+        return cls(input, output, input * 1.25, input * 2.0,
+                   input * 0.1 if cache_read is None else cache_read)
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """What the simulator needs to know about one model."""
+
+    id: str
+    context_window: int
+    max_output: int
+    cache_minimum: int
+    prices: Prices
+    # Claude 4.5 and newer accept input + max_tokens > window (R13); older ones reject it.
+    generation: float
+    # Tool-use system prompt tokens added when tools are present: (auto/none, any/tool).
+    tool_overhead: tuple[int, int] = (497, 589)
+    aliases: tuple[str, ...] = ()
+    simulated_only: bool = False
+    note: str = ""
+
+    @property
+    def allows_prefill(self) -> bool:
+        """Assistant prefill is rejected on Claude 4.6 and newer (R10)."""
+        return self.generation < 4.6
+
+    @property
+    def rejects_overflowing_max_tokens(self) -> bool:
+        """Models older than 4.5 reject input + max_tokens > window up front (R13)."""
+        return self.generation < 4.5
+
+    @property
+    def supports_compaction(self) -> bool:
+        """Server-side compaction is offered on 4.6 and newer (API notes §6)."""
+        return self.generation >= 4.6 and not self.id.startswith("claude-haiku")
+
+
+K = 1_000
+M = 1_000_000
+
+MODELS: tuple[ModelSpec, ...] = (
+    ModelSpec("claude-fable-5-2", M, 128 * K, 512, Prices.standard(8, 40), 5.2,
+              tool_overhead=(286, 406),
+              note="cache minimum and tool overhead UNVERIFIED; Fable 5 figures used"),
+    ModelSpec("claude-opus-5", M, 128 * K, 512, Prices.standard(5, 25), 5.0,
+              tool_overhead=(286, 406)),
+    ModelSpec("claude-sonnet-5", M, 128 * K, 1024, Prices.standard(2, 10), 5.0,
+              tool_overhead=(354, 474)),
+    ModelSpec("claude-sonnet-5-5", M, 128 * K, 1024, Prices.standard(2, 10, cache_read=0.10),
+              5.5, tool_overhead=(354, 474),
+              note="cache read $0.10 after the 2026-10-07 cut (UNVERIFIED); minimum UNVERIFIED"),
+    ModelSpec("claude-opus-4-6", M, 128 * K, 4096, Prices.standard(5, 25), 4.6),
+    ModelSpec("claude-sonnet-4-6", M, 128 * K, 1024, Prices.standard(3, 15), 4.6),
+    ModelSpec("claude-sonnet-4-5", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.5,
+              aliases=("claude-sonnet-4-5-20250929",), note="deprecated, EOL 2026-11-30"),
+    ModelSpec("claude-haiku-4-5", 200 * K, 64 * K, 4096, Prices.standard(1, 5), 4.5,
+              tool_overhead=(496, 588), aliases=("claude-haiku-4-5-20251001",)),
+    ModelSpec("claude-sonnet-4-0", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.0,
+              aliases=("claude-sonnet-4-20250514",),
+              note="legacy model kept to show the pre-4.5 max_tokens rule (R13)"),
+    ModelSpec("ctxlab-sim-32k", 32 * K, 8 * K, 1024, Prices.standard(1, 5), 4.5,
+              tool_overhead=(496, 588), simulated_only=True,
+              note="simulator-only model with a small window, for quick demos"),
+)
+
+DEFAULT_MODEL = "claude-haiku-4-5"
+"""The workbook's default: a 200K window, as in the guide's examples (§8)."""
+
+_BY_ID: dict[str, ModelSpec] = {alias: m for m in MODELS for alias in (m.id, *m.aliases)}
+
+
+def lookup(model_id: str) -> ModelSpec | None:
+    """The spec for ``model_id`` (or one of its aliases), or None when unknown."""
+    return _BY_ID.get(model_id)
+
+
+def get(model_id: str) -> ModelSpec:
+    """The spec for ``model_id``; raises KeyError naming the known ids when unknown."""
+    spec = lookup(model_id)
+    if spec is None:
+        known = ", ".join(m.id for m in MODELS)
+        raise KeyError(f"unknown model {model_id!r}; known models: {known}")
+    return spec
+
+
+def cost_usd(spec: ModelSpec, *, input_tokens: int, output_tokens: int, cache_read: int = 0,
+             write_5m: int = 0, write_1h: int = 0) -> float:
+    """R26: the dollar cost of one call from its usage partition."""
+    p = spec.prices
+    return (input_tokens * p.input + output_tokens * p.output + cache_read * p.cache_read
+            + write_5m * p.write_5m + write_1h * p.write_1h) / M

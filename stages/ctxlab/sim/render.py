@@ -1,0 +1,160 @@
+"""The rendered prompt: one position per tool, system block and message block (API notes §1.3–1.4).
+
+Prompt caching works on this sequence, in the order tools → system → messages. Each position
+has a token count (reference tokenizer, see ``ctxlab.tokens``) and a chained prefix hash, so
+two requests share a cache entry exactly when everything up to that position is identical.
+Flags that the API renders into the prompt (R16: tool_choice, thinking, images; speed before
+system) are mixed into the chain where they are rendered, which gives the invalidation tiers of
+R23 without a special case.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import json
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..tokens import count_block, count_text
+from .schema import Request
+
+MESSAGE_FRAMING = 3  # tokens for the role marker of each message (our convention)
+IMAGE_FALLBACK_TOKENS = 1_600  # when an image's size cannot be read (about a 1092x1092 image)
+
+
+@dataclass(frozen=True)
+class Position:
+    """One block of the rendered prompt."""
+
+    path: str
+    tokens: int
+    cumulative: int
+    key: str  # prefix hash up to and including this block
+    cacheable: bool
+    cache_control: dict[str, Any] | None
+    zone: str  # "tools" | "system" | "messages"
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """The rendered prompt of one request."""
+
+    positions: tuple[Position, ...]
+    total: int
+
+    def breakpoints(self) -> list[int]:
+        return [k for k, p in enumerate(self.positions) if p.cache_control is not None]
+
+
+def _canonical(block: dict[str, Any]) -> str:
+    return json.dumps({k: v for k, v in block.items() if k != "cache_control"},
+                      sort_keys=True, ensure_ascii=False)
+
+
+@lru_cache(maxsize=100_000)
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _chain(prev: bytes, piece: str) -> bytes:
+    return hashlib.sha256(prev + _digest(piece)).digest()
+
+
+def image_tokens(source: dict[str, Any]) -> int:
+    """Image cost: width × height / 750 (API docs' rule), after the long-edge limit of 1568."""
+    size = _png_size(source.get("data", "")) if source.get("type") == "base64" else None
+    if size is None:
+        return IMAGE_FALLBACK_TOKENS
+    width, height = size
+    scale = min(1.0, 1568 / max(width, height, 1))
+    return max(1, round(width * scale * height * scale / 750))
+
+
+def _png_size(data: str) -> tuple[int, int] | None:
+    try:
+        head = base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
+        return None
+    width, height = struct.unpack(">II", head[16:24])
+    return width, height
+
+
+def block_tokens(block: dict[str, Any]) -> int:
+    """Tokens of one message block: its text, or the image rule for images."""
+    if block.get("type") == "image":
+        return image_tokens(block.get("source", {}))
+    if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+        images = sum(image_tokens(b.get("source", {})) for b in block["content"]
+                     if b.get("type") == "image")
+        return count_block(block) + images
+    return count_block(block)
+
+
+def _cacheable(block: dict[str, Any]) -> bool:
+    kind = block.get("type")
+    if kind in ("thinking", "redacted_thinking"):
+        return False
+    return not (kind == "text" and not block.get("text"))
+
+
+def _prior_turn_boundary(messages: list[dict[str, Any]]) -> int:
+    """Index of the last user message that starts a new turn (has non-tool_result content)."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message["role"] == "user" and any(b.get("type") != "tool_result"
+                                             for b in message["content"]):
+            return i
+    return 0
+
+
+def tool_overhead(req: Request) -> int:
+    """Tokens of the tool-use system prompt (API notes §3.6)."""
+    if not req.tools:
+        return 0
+    forced = req.tool_choice.get("type") in ("any", "tool")
+    return req.spec.tool_overhead[1 if forced else 0]
+
+
+def render(req: Request) -> Rendered:
+    """Render ``req`` into positions with token counts and chained prefix hashes."""
+    positions: list[Position] = []
+    chain = _digest(req.spec.id)
+    total = 0
+
+    def add(path: str, tokens: int, piece: str, block: dict[str, Any], zone: str,
+            cacheable: bool) -> None:
+        nonlocal chain, total
+        chain = _chain(chain, piece)
+        total += tokens
+        positions.append(Position(path, tokens, total, chain.hex(), cacheable,
+                                  block.get("cache_control"), zone))
+
+    overhead = tool_overhead(req)
+    for k, tool in enumerate(req.tools):
+        piece = _canonical(tool)
+        add(f"tools.{k}", count_text(piece) + (overhead if k == 0 else 0), piece, tool,
+            "tools", True)
+    chain = _chain(chain, json.dumps({"speed": req.body.get("speed")}))
+    for k, block in enumerate(req.system):
+        add(f"system.{k}", count_text(block.get("text", "")), _canonical(block), block,
+            "system", _cacheable(block))
+    has_image = any(b.get("type") == "image" for m in req.messages for b in m["content"])
+    flags = {"tool_choice": req.tool_choice, "thinking": req.thinking, "images": has_image}
+    chain = _chain(chain, json.dumps(flags, sort_keys=True))
+    boundary = _prior_turn_boundary(req.messages)
+    for i, message in enumerate(req.messages):
+        for j, block in enumerate(message["content"]):
+            prior_thinking = (i < boundary and block.get("type") in ("thinking",
+                                                                     "redacted_thinking"))
+            tokens = 0 if prior_thinking else block_tokens(block)
+            if j == 0:
+                tokens += MESSAGE_FRAMING
+            add(req.path(i, j), tokens, message["role"] + _canonical(block), block, "messages",
+                _cacheable(block))
+    return Rendered(tuple(positions), total)

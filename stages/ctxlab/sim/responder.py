@@ -1,0 +1,100 @@
+"""The pluggable "model" behind the simulator (DESIGN §3–4).
+
+The simulator validates a request, applies server-side edits, prices it and caches it; what the
+model *says* comes from a responder. A responder sees only the request (``ModelView``): the
+model is stateless, so the same view must always produce the same reply.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ModelView:
+    """What the model sees: the request after merging turns and applying server-side edits.
+
+    ``messages`` have list content (strings are turned into one text block) and consecutive
+    same-role messages merged (R3). ``system`` is a list of text blocks.
+    """
+
+    model: str
+    system: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    tool_choice: dict[str, Any]
+    thinking: dict[str, Any] | None
+    max_tokens: int
+    body: dict[str, Any] = field(repr=False, default_factory=dict)
+
+    @property
+    def digest(self) -> str:
+        """A stable hash of everything visible, for seeding deterministic choices."""
+        visible = [self.model, self.system, self.messages, self.tools, self.tool_choice,
+                   self.thinking]
+        raw = json.dumps(visible, sort_keys=True, ensure_ascii=False, default=str)
+        return hashlib.sha256(raw.encode()).hexdigest()
+
+    @property
+    def thinking_enabled(self) -> bool:
+        return bool(self.thinking) and self.thinking.get("type") in ("enabled", "adaptive")
+
+    @property
+    def tools_allowed(self) -> bool:
+        return bool(self.tools) and self.tool_choice.get("type") != "none"
+
+
+@dataclass
+class Reply:
+    """A model answer. ``content`` holds text, tool_use and thinking blocks.
+
+    ``tool_use`` blocks may omit ``id`` and ``thinking`` blocks ``signature``: the simulator
+    fills both deterministically. ``stop_reason`` defaults to ``tool_use`` when a tool is
+    called and ``end_turn`` otherwise.
+    """
+
+    content: list[dict[str, Any]]
+    stop_reason: str | None = None
+
+
+class Responder(Protocol):
+    """Anything that can answer a ModelView."""
+
+    def respond(self, view: ModelView) -> Reply: ...
+
+    def summarize(self, view: ModelView, instructions: str | None) -> str:
+        """The text of a server-side ``compaction`` block (R33)."""
+        ...
+
+
+class EchoResponder:
+    """A trivial deterministic responder: says what it received, calls no tools.
+
+    It is what the simulator uses when no agent is plugged in.
+    """
+
+    def respond(self, view: ModelView) -> Reply:
+        last = view.messages[-1] if view.messages else {"content": []}
+        texts = [b.get("text", "") for b in last.get("content", []) if b.get("type") == "text"]
+        said = " ".join(t for t in texts if t).strip() or "(no text)"
+        n_results = sum(1 for b in last.get("content", []) if b.get("type") == "tool_result")
+        parts = [f"Received {len(view.messages)} message(s)."]
+        if n_results:
+            parts.append(f"{n_results} tool result(s) noted.")
+        parts.append(f"Last user text: {said[:200]}")
+        content: list[dict[str, Any]] = []
+        if view.thinking_enabled:
+            content.append({"type": "thinking", "thinking": f"Reading the request {view.digest[:8]}."})
+        content.append({"type": "text", "text": " ".join(parts)})
+        return Reply(content)
+
+    def summarize(self, view: ModelView, instructions: str | None) -> str:
+        lines = []
+        for i, message in enumerate(view.messages):
+            for block in message.get("content", []):
+                if block.get("type") == "text" and block.get("text"):
+                    lines.append(f"[{i}:{message['role']}] {block['text'][:120]}")
+        return "Summary of the conversation so far:\n" + "\n".join(lines[-20:])

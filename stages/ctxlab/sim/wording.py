@@ -1,0 +1,84 @@
+"""Every error text the simulator emits, in one place (API notes §2.2 and §8).
+
+Evidence per text, from the notes: DOC = official docs, 3P-LIVE = quoted verbatim from live
+responses by several public repositories, UNVERIFIED = no reliable source; for those the
+documented candidate is used and marked here, so a better source changes one line.
+"""
+
+from __future__ import annotations
+
+# R2 — 3P-LIVE
+FIRST_MESSAGE_ROLE = 'messages: first message must use the "user" role'
+EMPTY_MESSAGES = "messages: at least one message is required"  # UNVERIFIED
+# R4 — 3P-LIVE
+TOO_MANY_BREAKPOINTS = "A maximum of 4 blocks with cache_control may be provided. Found {n}."
+# R5 — 3P-LIVE
+TTL_ORDER = ("{path}.cache_control.ttl: a ttl='1h' cache_control block must not come after "
+             "a ttl='5m' cache_control block.")
+# R6 — 3P-LIVE
+EMPTY_TEXT_CACHED = "{path}.text: cache_control cannot be set for empty text blocks"
+EMPTY_TEXT = "messages: text content blocks must be non-empty"
+WHITESPACE_TEXT = "messages: text content blocks must contain non-whitespace text"
+# R7 — 3P-LIVE
+RESULT_WITHOUT_USE = ("messages.{i}: `tool_result` block(s) provided when previous message does "
+                      "not contain any `tool_use` blocks")
+# R8 — 3P-LIVE
+UNEXPECTED_TOOL_USE_ID = ("messages.{i}.content.{j}: unexpected `tool_use_id` found in "
+                          "`tool_result` blocks: {id}. Each `tool_result` block must have a "
+                          "corresponding `tool_use` block in the previous message.")
+# R9 — DOC (text after the path); path prefix 3P-LIVE
+USE_WITHOUT_RESULT = ("messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                      "immediately after: {ids}. Each `tool_use` block must have a corresponding "
+                      "`tool_result` block in the next message.")
+# R10 — DOC
+PREFILL = ("This model does not support assistant message prefill. The conversation must end "
+           "with a user message.")
+# R11 — 3P-LIVE
+MAX_TOKENS_LIMIT = ("max_tokens: {max_tokens} > {limit}, which is the maximum allowed number of "
+                    "output tokens for {model}")
+# R12 — DOC ("prompt is too long"), number format 3P-LIVE
+PROMPT_TOO_LONG = "prompt is too long: {total} tokens > {window} maximum"
+# R13 — 3P-LIVE
+INPUT_PLUS_MAX = ("input length and `max_tokens` exceed context limit: {total} + {max_tokens} > "
+                  "{window}, decrease input length or `max_tokens` and try again")
+# R14 — DOC / 3P-LIVE
+THINKING_MODIFIED = ("messages.{i}.content.{j}: `thinking` or `redacted_thinking` blocks in the "
+                     "latest assistant message cannot be modified. These blocks must remain as "
+                     "they were in the original response.")
+THINKING_SIGNATURE = "messages.{i}.content.{j}: Invalid `signature` in `thinking` block"
+# R15 — UNVERIFIED
+THINKING_FORCED_TOOL = ("Thinking may not be enabled when tool_choice forces tool use.")
+MAX_TOKENS_ZERO = "max_tokens: 0 cannot be combined with {what}"  # UNVERIFIED
+# R24 — UNVERIFIED
+AUTO_CACHE_TTL_CONFLICT = ("cache_control: the last cacheable block already has a cache_control "
+                           "with a different ttl")
+# R27, R30, R32 — UNVERIFIED
+EXTRA_INPUT = "{field}: Extra inputs are not permitted"
+CLEAR_THINKING_FIRST = ("context_management.edits.{i}: clear_thinking_20251015 must be the first "
+                        "edit when combined with other edits")
+COMPACT_TRIGGER_LOW = ("context_management.edits.{i}.trigger.value: the compaction trigger must "
+                       "be at least 50000 input tokens")
+COMPACT_UNSUPPORTED = "context_management.edits.{i}: compaction is not supported on {model}"
+# Schema errors: pydantic-style wording, as the API uses
+FIELD_REQUIRED = "{path}: Field required"
+WRONG_TYPE = "{path}: Input should be {expected}"
+UNKNOWN_TAG = ("{path}: Input tag '{tag}' found using 'type' does not match any of the expected "
+               "tags: {expected}")
+BAD_JSON = "There was an error parsing the body: {detail}"
+# 401 / 404 — 3P-LIVE
+MISSING_KEY = "x-api-key header is required"
+INVALID_KEY = "invalid x-api-key"
+UNKNOWN_MODEL = "model: {model}"
+NOT_FOUND = "Not found"
+# Faults — 3P-LIVE (R38, R39), weak (500)
+RATE_LIMITED = ("This request would exceed the rate limit for your organization ({org}) of "
+                "{limit} input tokens per minute. For details, refer to: "
+                "https://docs.claude.com/en/api/rate-limits. You can see the response headers "
+                "for current usage. Please reduce the prompt length or the maximum tokens "
+                "requested, or try again later.")
+OVERLOADED = "Overloaded"
+INTERNAL = "Internal server error"
+
+# Placeholder written over a cleared tool result (R28) — UNVERIFIED wording
+CLEARED_RESULT = "[tool result cleared by context management]"
+CLEARED_INPUT = "[tool input cleared by context management]"
