@@ -2,7 +2,7 @@
 compaction, faults and streaming, behind the genuine SDK client or a local HTTP server."""
 
 from .clock import Latency, SimClock
-from .engine import Call, Simulator, SimResponse
+from .engine import Call, SimResponse, Simulator
 from .faults import Fault, FaultPlan
 from .responder import EchoResponder, ModelView, Reply, Responder
 from .transport import make_async_client, make_client

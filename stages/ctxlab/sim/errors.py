@@ -1,4 +1,4 @@
-"""API errors as the simulator raises them internally and renders them on the wire (API notes §2.1)."""
+"""API errors as the simulator raises and renders them (API notes §2.1)."""
 
 from __future__ import annotations
 

@@ -87,7 +87,8 @@ class EchoResponder:
         parts.append(f"Last user text: {said[:200]}")
         content: list[dict[str, Any]] = []
         if view.thinking_enabled:
-            content.append({"type": "thinking", "thinking": f"Reading the request {view.digest[:8]}."})
+            note = f"Reading the request {view.digest[:8]}."
+            content.append({"type": "thinking", "thinking": note})
         content.append({"type": "text", "text": " ".join(parts)})
         return Reply(content)
 

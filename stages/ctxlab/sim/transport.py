@@ -12,7 +12,7 @@ from typing import Any
 import anthropic
 import httpx2
 
-from .engine import Simulator, SimResponse
+from .engine import SimResponse, Simulator
 
 BASE_URL = "http://ctxlab.sim"
 OFFLINE_KEY = "sk-ant-offline-simulator"
