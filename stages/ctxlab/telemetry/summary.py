@@ -1,0 +1,128 @@
+"""One summary per run: the total bill and the quality signals (§12.1, §12.2, §12.6).
+
+The headline is token-per-task: every input and output token of every call, summary calls and
+failed retries included. A version that is cheap per turn but needs twice the turns is the
+more expensive one (§12.1, §14 stage 5).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from ctxlab.telemetry.record import ErrorInfo, TurnRecord
+
+PATHOLOGICAL_RUN = 3
+"""A run of this many identical calls with unchanged results is pathological (§12.2)."""
+
+
+def duplicate_call_rate(records: Sequence[TurnRecord]) -> float:
+    """Share of tool calls whose (name, input_hash) was already called earlier in the run."""
+    seen: set[tuple[str, str]] = set()
+    calls = repeats = 0
+    for record in records:
+        for call in record.tool_calls:
+            key = (call["name"], call["input_hash"])
+            calls += 1
+            repeats += key in seen
+            seen.add(key)
+    return repeats / calls if calls else 0.0
+
+
+def longest_unchanged_run(records: Sequence[TurnRecord]) -> int:
+    """Longest run of one identical call whose result never changed (§12.2); 0 when none.
+
+    Runs are counted per fingerprint, so other calls in between do not break them, and the
+    first call of a run counts: read, re-read, re-read with the same result is a run of 3.
+    A repeat on a turn without the ``thrash`` marker (its result changed) starts a new run.
+    """
+    run: dict[tuple[str, str], int] = {}
+    longest = 0
+    for record in records:
+        for call in record.tool_calls:
+            key = (call["name"], call["input_hash"])
+            run[key] = run[key] + 1 if key in run and record.thrash else 1
+            if run[key] > 1:
+                longest = max(longest, run[key])
+    return longest
+
+
+def retrigger_after_compaction(records: Sequence[TurnRecord]) -> int:
+    """Compactions that fire on the turn right after another compaction (§12.6, §10.3).
+
+    Several layers firing on the same turn is the tiered pipeline working, not a re-trigger.
+    """
+    per_turn = Counter[int]()
+    for record in records:
+        per_turn[record.turn] += len(record.compactions)
+    return sum(n for turn, n in per_turn.items() if per_turn[turn - 1] > 0)
+
+
+@dataclass
+class RunSummary:
+    """The facts and metrics of one run, as ``ctxlab compare`` lines them up (§12.6)."""
+
+    stage: int | str
+    scenario: str
+    success: bool
+    error: ErrorInfo | None
+    turns: int
+    tokens_per_task: int
+    cost_usd: float
+    cache_read_share: float
+    peak_occupancy: float
+    duplicate_call_rate: float
+    longest_unchanged_run: int
+    compactions_per_layer: dict[str, int] = field(default_factory=dict)
+    tokens_freed_per_layer: dict[str, int] = field(default_factory=dict)
+    failures: int = 0
+    retrigger_after_compaction: int = 0
+    summary_calls: int = 0
+
+    @property
+    def thrash_pathological(self) -> bool:
+        """True when the longest unchanged run reaches the §12.2 threshold."""
+        return self.longest_unchanged_run >= PATHOLOGICAL_RUN
+
+    @classmethod
+    def from_records(cls, records: Sequence[TurnRecord], *, stage: int | str, scenario: str,
+                     success: bool, error: ErrorInfo | None = None) -> RunSummary:
+        """Compute the summary of a run from all its call records."""
+        total_input = sum(r.reported_input_tokens for r in records)
+        cache_read = sum(r.cache_read_tokens for r in records)
+        per_layer = Counter[str]()
+        freed = Counter[str]()
+        for record in records:
+            for event in record.compactions:
+                per_layer[event["layer"]] += 1
+                freed[event["layer"]] += event["tokens_freed"]
+        return cls(
+            stage=stage,
+            scenario=scenario,
+            success=success,
+            error=error,
+            turns=len({r.turn for r in records if r.kind == "agent"}),
+            tokens_per_task=sum(r.total_tokens for r in records),
+            cost_usd=sum(r.cost_usd for r in records),
+            cache_read_share=cache_read / total_input if total_input else 0.0,
+            peak_occupancy=max((r.occupancy for r in records), default=0.0),
+            duplicate_call_rate=duplicate_call_rate(records),
+            longest_unchanged_run=longest_unchanged_run(records),
+            compactions_per_layer=dict(per_layer),
+            tokens_freed_per_layer=dict(freed),
+            failures=sum(r.error is not None for r in records),
+            retrigger_after_compaction=retrigger_after_compaction(records),
+            summary_calls=sum(r.kind == "summary" for r in records),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """One flat JSON object per run (``--json`` output, the JSONL summary line)."""
+        return {**asdict(self), "thrash_pathological": self.thrash_pathological}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunSummary:
+        """Rebuild a summary from :meth:`to_dict` output; extra keys are ignored."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
