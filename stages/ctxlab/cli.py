@@ -1,2 +1,50 @@
-def main() -> int:
-    return 0
+"""The ``ctxlab`` command (DESIGN §6).
+
+Every subcommand lives in its own module under ``ctxlab.commands`` and registers itself here.
+Ordinary mistakes (an unknown scenario, a port in use, a bad option) print one readable line
+and exit with status 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from .commands import COMMANDS, UserError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ctxlab",
+        description="Context Engineering Workbook: build an agent's context layer stage by "
+                    "stage, offline, against a simulated Anthropic Messages API.",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        command.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        return int(args.run(args) or 0)
+    except (UserError, OSError) as error:
+        if args.debug:
+            raise
+        Console(stderr=True).print(f"[bold red]error:[/] {error}", highlight=False)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,40 @@
+"""``ctxlab serve``: the simulator on a local HTTP port for any Anthropic-compatible client."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from ..sim import Simulator
+from ..sim.server import SimServer
+from .common import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve", help="serve the simulated Messages API over HTTP",
+        description="Serve the offline Messages API. Point a client at it with "
+                    "ANTHROPIC_BASE_URL=http://HOST:PORT (any API key is accepted).")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any)")
+    parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(stderr=True)
+    try:
+        server = SimServer(Simulator(), args.host, args.port,
+                           log=None if args.quiet else console.print)
+    except OSError as error:
+        raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    console.print(f"ctxlab simulator listening on [bold]{server.url}[/] "
+                  f"(export ANTHROPIC_BASE_URL={server.url}); Ctrl-C to stop")
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        console.print("stopped")
+    finally:
+        server.server_close()
+    return 0

@@ -1,0 +1,123 @@
+"""The ``run_command`` tool: one program, no shell, inside the workspace (DESIGN §2).
+
+The program runs with the workspace root as working directory and HOME, a scrubbed environment
+(nothing from the parent process, so no ``ANTHROPIC_API_KEY``), and a timeout after which its
+whole process group is killed. Output (stdout and stderr together) is read incrementally and
+only the first ``cap`` bytes are kept, so a command that prints 10 MB costs ``cap`` bytes of
+memory. Output containing NUL bytes is reported as binary instead of being dumped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ctxlab.tools.results import ToolError
+from ctxlab.tools.sandbox import split_command
+
+_CHUNK = 65_536
+_SAFE_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
+
+
+def safe_env(root: Path) -> dict[str, str]:
+    """The complete environment a command gets; nothing is inherited from the parent."""
+    dirs = dict.fromkeys([os.path.dirname(sys.executable), *_SAFE_DIRS])  # ordered, unique
+    return {
+        "PATH": os.pathsep.join(dirs),
+        "HOME": str(root),
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONHASHSEED": "0",
+    }
+
+
+@dataclass(frozen=True)
+class Captured:
+    """What a finished (or killed) process left: kept output bytes and the rest's size."""
+
+    output: bytes
+    dropped: int
+    exit_code: int
+    timed_out: bool
+
+
+def run_command(root: Path, command: str, *, timeout: float, cap: int) -> str:
+    """Run ``command`` in ``root``; its output plus ``[exit code: N]``, or ``ToolError``."""
+    argv = split_command(command, root)
+    captured = capture(argv, root, timeout=timeout, cap=cap)
+    text = render_output(captured, cap)
+    if captured.timed_out:
+        raise ToolError(
+            f"the command timed out after {timeout:g} s and was killed; output so far:\n{text}"
+        )
+    return f"{text}\n[exit code: {captured.exit_code}]"
+
+
+def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Captured:
+    """Run ``argv`` with the sandbox environment, keeping at most ``cap`` bytes of output."""
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=root,
+            env=safe_env(root),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except FileNotFoundError:
+        raise ToolError(f"command not found: {argv[0]!r}") from None
+    except OSError as exc:
+        raise ToolError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
+    assert proc.stdout is not None
+    deadline = time.monotonic() + timeout
+    kept = bytearray()
+    total = 0
+    timed_out = False
+    with proc.stdout, selectors.DefaultSelector() as selector:
+        selector.register(proc.stdout, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            if not selector.select(remaining):
+                continue
+            chunk = os.read(proc.stdout.fileno(), _CHUNK)
+            if not chunk:
+                break
+            total += len(chunk)
+            if len(kept) < cap:
+                kept += chunk[: cap - len(kept)]
+    dropped = total - len(kept)
+    if not timed_out:
+        try:
+            exit_code = proc.wait(timeout=max(deadline - time.monotonic(), 0))
+            return Captured(bytes(kept), dropped, exit_code, timed_out=False)
+        except subprocess.TimeoutExpired:
+            pass  # output closed but the process is still running
+    _kill_group(proc)  # before reaping, so the group id cannot have been reused
+    return Captured(bytes(kept), dropped, proc.wait(), timed_out=True)
+
+
+def render_output(captured: Captured, cap: int) -> str:
+    """Decoded output, or a note when it is binary; says how much the cap dropped."""
+    if b"\x00" in captured.output:
+        return f"[binary output: {len(captured.output) + captured.dropped} bytes]"
+    text = captured.output.decode("utf-8", errors="replace").rstrip("\n") or "(no output)"
+    if captured.dropped:
+        text += f"\n[output truncated: {captured.dropped} bytes dropped after the first {cap}]"
+    return text
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
+        os.killpg(proc.pid, signal.SIGKILL)

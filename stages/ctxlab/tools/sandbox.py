@@ -1,0 +1,127 @@
+"""Guards that keep tool calls inside the workspace (DESIGN §2, `ctxlab.tools`).
+
+Paths may not leave the workspace root: absolute paths, ``..`` escapes and symlinks (also
+symlinked parent directories) that resolve outside are refused. A command must be one program
+with its arguments: no shell runs it, so pipes, chaining, redirection and substitution are
+refused instead of being passed on as odd literal arguments.
+
+These are guard rails against a model's mistakes, not a security boundary: a program that is
+allowed to run (``python3 -c ...``) can still open any file the user can.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path, PurePosixPath
+
+from ctxlab.tools.results import ToolError
+
+# Characters that separate, connect or redirect commands when they are outside quotes.
+_OPERATORS = frozenset(";&|<>\n\r")
+_TWO_CHAR_OPERATORS = ("&&", "||", ">>", "<<")
+# Substitutions a shell would expand even inside double quotes.
+_SUBSTITUTIONS = ("`", "$(")
+
+
+def is_inside(root: Path, candidate: Path) -> bool:
+    """Whether ``candidate``'s real path (all symlinks followed) is ``root`` or below it."""
+    return _real_path(candidate).is_relative_to(root)
+
+
+def _real_path(candidate: Path) -> Path:
+    """``candidate`` with every symlink followed; ``ToolError`` when that is impossible."""
+    try:
+        return candidate.resolve()
+    except (OSError, RuntimeError) as exc:  # a symlink loop, an unreadable component
+        raise ToolError(f"cannot resolve {candidate.name!r}: {exc}") from None
+
+
+def resolve_inside(root: Path, path: str) -> Path:
+    """The real path of workspace-relative ``path``; ``ToolError`` when it would leave ``root``.
+
+    ``root`` must already be a resolved path.
+    """
+    if not path.strip():
+        raise ToolError("the path is empty; give a path relative to the workspace root")
+    if "\x00" in path:
+        raise ToolError("the path contains a NUL byte")
+    if PurePosixPath(path).is_absolute():
+        raise ToolError(
+            f"the path {path!r} is absolute; give a path relative to the workspace root"
+        )
+    if PurePosixPath(os.path.normpath(path)).parts[:1] == ("..",):
+        raise ToolError(f"the path {path!r} uses '..' to leave the workspace")
+    real = _real_path(root / path)
+    if not real.is_relative_to(root):
+        raise ToolError(f"the path {path!r} leads outside the workspace through a symlink")
+    return real
+
+
+def split_command(command: str, root: Path) -> list[str]:
+    """Parse ``command`` into an argv for one program; ``ToolError`` when it is not allowed."""
+    if not command.strip():
+        raise ToolError("the command is empty")
+    if "\x00" in command:
+        raise ToolError("the command contains a NUL byte")
+    operator = find_shell_operator(command)
+    if operator is not None:
+        raise ToolError(
+            f"{operator!r} is not allowed: run_command runs a single program with its "
+            "arguments and no shell, so pipes, chaining (; && ||), background jobs, "
+            "redirection and command substitution do not work; make one call per command"
+        )
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise ToolError(f"cannot parse the command: {exc}") from None
+    for word in argv:
+        _check_word(root, word)
+    return argv
+
+
+def find_shell_operator(command: str) -> str | None:
+    """The first shell operator or substitution in ``command`` that is not quoted, if any."""
+    quote = ""
+    i = 0
+    while i < len(command):
+        ch = command[i]
+        if quote == "'":
+            if ch == "'":
+                quote = ""
+        elif ch == "\\":
+            i += 1  # the next character is escaped
+        elif command.startswith(_SUBSTITUTIONS, i):
+            return "$(" if ch == "$" else ch
+        elif quote == '"':
+            if ch == '"':
+                quote = ""
+        elif ch in "'\"":
+            quote = ch
+        elif ch in _OPERATORS:
+            pair = command[i : i + 2]
+            return pair if pair in _TWO_CHAR_OPERATORS else ch
+        i += 1
+    return None
+
+
+def _check_word(root: Path, word: str) -> None:
+    """Refuse an argument that names a path outside the workspace."""
+    candidates = [word]
+    if word.startswith("-") and "=" in word:  # --option=/some/path
+        candidates.append(word.split("=", 1)[1])
+    for candidate in candidates:
+        pure = PurePosixPath(candidate)
+        names_path = pure.is_absolute() or ".." in pure.parts or _lexists(root / candidate)
+        if names_path and not is_inside(root, root / candidate):
+            raise ToolError(
+                f"the argument {word!r} points outside the workspace; commands may only "
+                "name files inside it (run programs by name, they are found on PATH)"
+            )
+
+
+def _lexists(path: Path) -> bool:
+    try:
+        return os.path.lexists(path)
+    except (OSError, ValueError):
+        return False
