@@ -1,0 +1,27 @@
+"""``ctxlab hint N.M``: the next of three hints for an exercise."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.panel import Panel
+
+from ..workbook.hints import next_hint
+from .common import UserError
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("hint", help="show the next hint for an exercise, e.g. 2.3")
+    parser.add_argument("exercise", help="exercise number, e.g. 1.2")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        level, text = next_hint(args.exercise)
+    except KeyError as error:
+        raise UserError(error.args[0]) from None
+    last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
+    Console().print(Panel(text, title=f"exercise {args.exercise} — hint {level}/3{last}"))
+    return 0

@@ -1,0 +1,1 @@
+"""Workbook mechanics: the implementation switch, stub generation, grading, hints (DESIGN §2)."""

@@ -1,0 +1,79 @@
+"""``ctxlab grade``: run a stage's graded tests on the workbook and sort them per exercise.
+
+Each stage is graded in its own pytest process (``--impl stages --stage N``), so a stage's
+imports resolve to the learner's package for that stage and to the reference for the others.
+Statuses: TODO (the stub still raises NotImplementedError), DONE (every test of the exercise
+passes), PITFALL (the weakness the next stage fixes is observed, as expected), REGRESSION
+(a test fails for another reason, or a pitfall stopped happening).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from .layout import Stage, repo_root
+from .manage import fresh
+
+TODO, DONE, PITFALL, REGRESSION = "TODO", "DONE", "PITFALL", "REGRESSION"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the grade table."""
+
+    stage: int
+    item: str  # "exercise 2.3 find_safe_cut()" or "pitfall: <why>"
+    status: str
+    detail: str
+
+
+def run_tests(stage: Stage, chain: str = "reference") -> list[dict[str, object]]:
+    """Run ``tests/sN`` on the workbook; returns the plugin's per-test records."""
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        command = [sys.executable, "-m", "pytest", f"tests/s{stage.number}", "-q",
+                   "--impl", "stages", "--stage", str(stage.number), "--chain", chain,
+                   "--ctxlab-report", str(report), "-p", "no:cacheprovider"]
+        subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, check=False)
+        if not report.exists():
+            return []
+        return json.loads(report.read_text())
+
+
+def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
+    """Sort test results into one row per exercise and one per pitfall."""
+    _, exercises = fresh(stage)
+    rows = []
+    for exercise in exercises:
+        mine = [r for r in results if r["exercise"] == exercise.number]
+        name = f"exercise {exercise.number} {exercise.function}()"
+        if not mine:
+            rows.append(Row(stage.number, name, TODO, "no graded test ran"))
+        elif any(r["not_implemented"] for r in mine):
+            rows.append(Row(stage.number, name, TODO, f"{exercise.path}: still a stub"))
+        elif all(r["outcome"] == "passed" for r in mine):
+            rows.append(Row(stage.number, name, DONE, f"{len(mine)} test(s) pass"))
+        else:
+            failed = next(r for r in mine if r["outcome"] != "passed")
+            rows.append(Row(stage.number, name, REGRESSION,
+                            f"{failed['nodeid'].split('::')[-1]}: {failed['message']}"))
+    for r in results:
+        pitfall = r["pitfall"]
+        if not pitfall or r["exercise"]:
+            continue
+        name = f"pitfall: {pitfall.get('why', '')}"
+        if r["outcome"] == "xfailed":
+            rows.append(Row(stage.number, name, PITFALL,
+                            f"observed as expected; fixed in stage {pitfall['fixed_in']}"))
+        elif r["outcome"] == "passed":
+            rows.append(Row(stage.number, name, DONE, "holds on this stage"))
+        elif r["outcome"] != "skipped":
+            why = "did not happen" if r["outcome"] == "xpassed" else r["message"]
+            status = TODO if r["not_implemented"] else REGRESSION
+            rows.append(Row(stage.number, name, status, str(why)))
+    return rows

@@ -1,0 +1,48 @@
+"""``ctxlab hint N.M``: three hints per exercise, one more on each call.
+
+Hints live beside the reference, in ``solutions/<stage>/hints.toml`` (one table per exercise
+with a ``hints`` list of three strings, vague to specific). How far a learner has got is kept in
+``.ctxlab/hints.json`` so the next call shows the next level.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from .layout import STAGES, impl_root, repo_root
+
+LEVELS = 3
+
+
+def _state_file() -> Path:
+    return repo_root() / ".ctxlab" / "hints.json"
+
+
+def all_hints() -> dict[str, list[str]]:
+    """Every exercise's hints, keyed by exercise number."""
+    found: dict[str, list[str]] = {}
+    for stage in STAGES:
+        path = impl_root("solutions") / stage.package / "hints.toml"
+        if path.exists():
+            for number, table in tomllib.loads(path.read_text(encoding="utf-8")).items():
+                found[number] = list(table["hints"])
+    return found
+
+
+def next_hint(exercise: str) -> tuple[int, str]:
+    """(level shown, text) for ``exercise``; advances the stored level up to the last one."""
+    hints = all_hints()
+    if exercise not in hints:
+        known = ", ".join(sorted(hints, key=lambda n: tuple(map(int, n.split("."))))) or "none"
+        raise KeyError(f"no hints for exercise {exercise!r}; exercises with hints: {known}")
+    state_path = _state_file()
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    level = min(state.get(exercise, 0) + 1, len(hints[exercise]))
+    state[exercise] = level
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = state_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1))
+    tmp.replace(state_path)
+    return level, hints[exercise][level - 1]

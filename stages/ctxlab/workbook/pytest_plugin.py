@@ -1,0 +1,102 @@
+"""The workbook's pytest plugin: ``--impl``, ``--stage``, ``--chain``, exercise and pitfall marks.
+
+- ``--impl solutions|stages`` picks the implementation (default ``solutions``: a clone is green).
+- ``--stage N`` grades one stage: only its tests run; with ``--impl stages`` the other stages
+  come from ``solutions/`` unless ``--chain mine``.
+- ``@pytest.mark.exercise("2.3")`` ties a test to an exercise (``ctxlab grade`` groups by it).
+- ``@pytest.mark.pitfall(fixed_in=3, why="§9.2 ...")`` on a test parametrized by ``stage``:
+  below ``fixed_in`` it becomes a strict xfail that only accepts ``PitfallObserved``.
+- ``--ctxlab-report FILE`` writes one JSON record per test for ``ctxlab grade``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .layout import IMPLS, STAGES
+from .pitfall import PitfallObserved
+from .router import use
+
+_STAGE_DIR = re.compile(r"(?:^|/)tests/s(\d)(?:/|$)")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ctxlab", "Context Engineering Workbook")
+    group.addoption("--impl", choices=IMPLS, default="solutions",
+                    help="grade the reference (solutions, default) or your workbook (stages)")
+    group.addoption("--stage", type=int, choices=[s.number for s in STAGES], default=None,
+                    help="grade one stage; other stages come from solutions/ (see --chain)")
+    group.addoption("--chain", choices=("reference", "mine"), default="reference",
+                    help="with --stage: take the other stages from solutions (reference) or "
+                         "from your workbook (mine)")
+    group.addoption("--ctxlab-report", default=None, help="write per-test results as JSON")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    impl, stage, chain = (config.getoption("impl"), config.getoption("stage"),
+                          config.getoption("chain"))
+    use(impl, stage, chain)
+    # Subprocesses (notebook kernels, CLI runs) inherit the same selection.
+    os.environ.update(CTXLAB_IMPL=impl, CTXLAB_CHAIN=chain,
+                      CTXLAB_STAGE=str(stage) if stage else "")
+    config.addinivalue_line("markers", "exercise(number): the exercise a test grades")
+    config.addinivalue_line("markers", "pitfall(fixed_in, why): a pitfall-ladder test")
+    config._ctxlab_results = []  # type: ignore[attr-defined]
+
+
+def stage_of(item: pytest.Item) -> int | None:
+    """The stage a test belongs to: its ``tests/sN/`` folder."""
+    match = _STAGE_DIR.search(Path(str(item.fspath)).as_posix())
+    return int(match.group(1)) if match else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    graded = config.getoption("stage")
+    for item in items:
+        if graded is not None and stage_of(item) != graded:
+            item.add_marker(pytest.mark.skip(reason=f"grading stage {graded} only"))
+            continue
+        mark = item.get_closest_marker("pitfall")
+        if mark is None:
+            continue
+        params = getattr(item, "callspec", None)
+        stage = params.params.get("stage") if params else stage_of(item)
+        if stage is None:
+            raise pytest.UsageError(f"{item.nodeid}: a pitfall test needs a 'stage' parameter")
+        if stage < mark.kwargs["fixed_in"]:
+            item.add_marker(pytest.mark.xfail(
+                strict=True, raises=PitfallObserved,
+                reason=f"pitfall on stage {stage}, fixed in stage {mark.kwargs['fixed_in']}: "
+                       f"{mark.kwargs.get('why', '')}"))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" and not (report.when == "setup" and report.outcome != "passed"):
+        return
+    exercise = item.get_closest_marker("exercise")
+    pitfall = item.get_closest_marker("pitfall")
+    error = call.excinfo.value if call.excinfo is not None else None
+    status = "xfailed" if hasattr(report, "wasxfail") and report.skipped else (
+        "xpassed" if hasattr(report, "wasxfail") else report.outcome)
+    item.config._ctxlab_results.append({  # type: ignore[attr-defined]
+        "nodeid": item.nodeid, "stage": stage_of(item), "outcome": status,
+        "exercise": exercise.args[0] if exercise else None,
+        "pitfall": dict(pitfall.kwargs) if pitfall else None,
+        "not_implemented": isinstance(error, NotImplementedError),
+        "message": str(error).splitlines()[0][:300] if error is not None and str(error) else "",
+    })
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("ctxlab_report")
+    if path:
+        Path(path).write_text(json.dumps(session.config._ctxlab_results, indent=1))  # type: ignore[attr-defined]
