@@ -1,0 +1,121 @@
+"""Where the agent is in its plan and what it does next, from what is visible (DESIGN §4).
+
+The agent continues from the furthest step its visible history shows as done; it never starts
+over just because early evidence scrolled away. A step whose needed facts are gone makes it
+fetch them again with the very same call (thrashing, §12.2), unless a pointer to an offloaded
+copy is visible: then it reads that file instead (recoverable externalization, §3.2, §7.4).
+A tempting step breaks its constraint exactly when the constraint's text is not visible (§12.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..scenarios import Call, Scenario, Step
+from .visible import Pointer, Visible
+
+
+@dataclass(frozen=True)
+class Action:
+    """What to do now.
+
+    ``kind`` is ``step`` (advance the plan), ``refetch`` (repeat a call to see a lost fact
+    again), ``recover`` (read an offloaded copy), ``finish`` (the goal is visible) or
+    ``give-up`` (the final check ran and did not show success).
+    """
+
+    kind: str
+    calls: tuple[Call, ...] = ()
+    step: Step | None = None
+
+
+def is_done(step: Step, seen: Visible, scenario: Scenario) -> bool:
+    """Whether visible evidence shows the step was taken."""
+    if not step.repeats and any(seen.has_call(call) for call in step.calls):
+        return True
+    if any(seen.sees(mark) for mark in step.marks):
+        return True
+    return step.repeats and bool(step.yields) and all(
+        seen.sees(scenario.marker(fact)) for fact in step.yields)
+
+
+def furthest(scenario: Scenario, seen: Visible) -> int:
+    """Index of the furthest step shown as done, or -1."""
+    for i in range(len(scenario.steps) - 1, -1, -1):
+        if is_done(scenario.steps[i], seen, scenario):
+            return i
+    return -1
+
+
+def variant(step: Step, seen: Visible) -> Call:
+    """The call for ``step``: the compliant one while its constraint is visible."""
+    if step.comply is not None and step.tempts in seen.rules:
+        return step.comply
+    return step.call
+
+
+def goal_visible(scenario: Scenario, seen: Visible) -> bool:
+    """Whether every fact that shows success (the final check's output) is visible."""
+    return all(seen.sees(scenario.marker(fact)) for fact in scenario.goal)
+
+
+def decide(scenario: Scenario, seen: Visible) -> Action:
+    """The next action for the visible state."""
+    steps = scenario.steps
+    start = furthest(scenario, seen) + 1
+    if start >= len(steps) - 1 and goal_visible(scenario, seen):
+        return Action("finish")
+    if start >= len(steps) - 1 and seen.last_call in steps[-1].calls:
+        return Action("give-up", step=steps[-1])
+    target = _group(steps, min(start, len(steps) - 1))
+    fetches = _fetches(scenario, seen, target)
+    if fetches:
+        recovering = any(call.target.startswith(".task_outputs/") for call in fetches)
+        return Action("recover" if recovering else "refetch", tuple(fetches), target[0])
+    return Action("step", tuple(variant(step, seen) for step in target), target[0])
+
+
+def pending(scenario: Scenario, seen: Visible) -> list[Step]:
+    """Steps after the furthest done one (what is left to do)."""
+    return list(scenario.steps[furthest(scenario, seen) + 1:])
+
+
+def _group(steps: tuple[Step, ...], index: int) -> list[Step]:
+    """The step at ``index`` and, for a parallel group, the group's following members."""
+    group = steps[index].parallel
+    taken = [steps[index]]
+    for step in steps[index + 1:]:
+        if group is None or step.parallel != group:
+            break
+        taken.append(step)
+    return taken
+
+
+def _fetches(scenario: Scenario, seen: Visible, target: list[Step]) -> list[Call]:
+    """Calls that bring back the facts ``target`` needs and cannot see (deduplicated)."""
+    first = scenario.index(target[0].id)
+    calls: dict[str, Call] = {}
+    missing = [f for step in target for f in step.needs if not seen.sees(scenario.marker(f))]
+    for fact in dict.fromkeys(missing):
+        provider = next(s for s in reversed(scenario.steps[:first]) if fact in s.yields)
+        for call in _bring_back(scenario, seen, provider):
+            calls.setdefault(call.key, call)
+    return list(calls.values())
+
+
+def _bring_back(scenario: Scenario, seen: Visible, provider: Step) -> list[Call]:
+    """Read the offloaded copy of ``provider``'s result, or take ``provider`` again (after
+    bringing back what it needs itself; providers come earlier, so this ends)."""
+    pointer = _pointer(provider, seen)
+    if pointer is not None:
+        return [Call("read_file", {"path": pointer.path})]
+    return _fetches(scenario, seen, [provider]) or [variant(provider, seen)]
+
+
+def _pointer(provider: Step, seen: Visible) -> Pointer | None:
+    """The latest visible pointer to a copy of ``provider``'s result, if any."""
+    for pointer in reversed(seen.pointers):
+        owner = seen.call_by_id(pointer.tool_use_id)
+        if owner in provider.calls or any(c.target in pointer.context for c in provider.calls):
+            return pointer
+    return None
