@@ -83,13 +83,13 @@ class CacheStore:
 def breakpoints(req: Request, rendered: Rendered) -> list[tuple[int, str]]:
     """The request's breakpoints as (position, ttl), after R4, R5, R6 and R24."""
     pos = rendered.positions
-    marks = [(k, (p.cache_control or {}).get("ttl", "5m")) for k, p in enumerate(pos)
+    marks = [(k, p.cache_control.get("ttl") or "5m") for k, p in enumerate(pos)
              if p.cache_control is not None]
     for k, _ in marks:
         if not pos[k].cacheable and pos[k].zone == "system":  # R6 for system blocks
             raise invalid(wording.EMPTY_TEXT_CACHED.format(path=pos[k].path))
     if req.cache_control is not None:  # R24: automatic caching
-        auto_ttl = req.cache_control.get("ttl", "5m")
+        auto_ttl = req.cache_control.get("ttl") or "5m"
         target = next((k for k in range(len(pos) - 1, -1, -1) if pos[k].cacheable), None)
         explicit = dict(marks)
         if target is not None and target in explicit:

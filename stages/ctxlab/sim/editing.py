@@ -22,15 +22,56 @@ COMPACT = "compact_20260112"
 KNOWN = (CLEAR_TOOL_USES, CLEAR_THINKING, COMPACT)
 
 
+# Options of the form {"type": ..., "value": int}, per edit: option -> allowed types.
+COUNTERS: dict[str, dict[str, tuple[str, ...]]] = {
+    CLEAR_TOOL_USES: {"trigger": ("input_tokens", "tool_uses"), "keep": ("tool_uses",),
+                      "clear_at_least": ("input_tokens",)},
+    CLEAR_THINKING: {"keep": ("thinking_turns",)},
+    COMPACT: {"trigger": ("input_tokens",)},
+}
+# Other options: option -> (accepted Python types, how the error names them).
+PLAIN: dict[str, tuple[tuple[type, ...], str]] = {
+    "exclude_tools": ((list,), "a valid list"),
+    "clear_tool_inputs": ((bool, list), "a valid boolean or list"),
+    "pause_after_compaction": ((bool,), "a valid boolean"),
+    "instructions": ((str,), "a valid string"),
+}
+
+
+def _check_options(edit: dict[str, Any], path: str) -> None:
+    """Option shapes, so a mistyped option is a 400 naming it, never a crash."""
+    for name, kinds in COUNTERS[edit["type"]].items():
+        option = edit.get(name)
+        if option is None or (edit["type"] == CLEAR_THINKING and option == "all"):
+            continue
+        where = f"{path}.{name}"
+        if not isinstance(option, dict):
+            raise invalid(wording.WRONG_TYPE.format(path=where, expected="a valid dictionary"))
+        if option.get("type", kinds[0]) not in kinds:
+            raise invalid(wording.UNKNOWN_TAG.format(
+                path=where, tag=option.get("type"), expected=", ".join(f"'{k}'" for k in kinds)))
+        value = option.get("value", 0)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise invalid(wording.WRONG_TYPE.format(path=f"{where}.value",
+                                                    expected="a non-negative integer"))
+    for name, (kinds, expected) in PLAIN.items():
+        option = edit.get(name)
+        ok = isinstance(option, kinds) and (not isinstance(option, list)
+                                            or all(isinstance(x, str) for x in option))
+        if option is not None and not ok:
+            raise invalid(wording.WRONG_TYPE.format(path=f"{path}.{name}", expected=expected))
+
+
 def edits(req: Request) -> list[dict[str, Any]]:
     """The validated ``context_management.edits`` list (R30: clear_thinking first)."""
     found = list((req.context_management or {}).get("edits", []))
     for i, edit in enumerate(found):
+        path = f"context_management.edits.{i}"
         if not isinstance(edit, dict) or edit.get("type") not in KNOWN:
             tag = edit.get("type") if isinstance(edit, dict) else edit
             raise invalid(wording.UNKNOWN_TAG.format(
-                path=f"context_management.edits.{i}", tag=tag,
-                expected=", ".join(f"'{k}'" for k in KNOWN)))
+                path=path, tag=tag, expected=", ".join(f"'{k}'" for k in KNOWN)))
+        _check_options(edit, path)
         if edit["type"] == CLEAR_THINKING and i > 0:
             raise invalid(wording.CLEAR_THINKING_FIRST.format(i=i))
     return found

@@ -86,7 +86,8 @@ class Simulator:
         self.calls.append(Call(route, 200, usage=usage))
         if not count_only and req.stream:
             failure = {"type": "overloaded_error", "message": wording.OVERLOADED}
-            body_out = sse.events(result, fail_with=failure if fault else None)
+            midstream = fault is not None and fault.kind == "midstream"
+            body_out = sse.events(result, fail_with=failure if midstream else None)
             return SimResponse(200, {"request-id": request_id,
                                      "content-type": "text/event-stream"}, body_out)
         return SimResponse(200, {"request-id": request_id, "content-type": "application/json"},
@@ -188,7 +189,7 @@ class Simulator:
 def _json(body: bytes) -> Any:
     try:
         return json.loads(body or b"")
-    except (ValueError, UnicodeDecodeError) as error:
+    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
         raise APIError(400, wording.BAD_JSON.format(detail=error)) from None
 
 

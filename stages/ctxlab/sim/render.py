@@ -3,9 +3,9 @@
 Prompt caching works on this sequence, in the order tools → system → messages. Each position
 has a token count (reference tokenizer, see ``ctxlab.tokens``) and a chained prefix hash, so
 two requests share a cache entry exactly when everything up to that position is identical.
-Flags that the API renders into the prompt (R16: tool_choice, thinking, images; speed before
-system) are mixed into the chain where they are rendered, which gives the invalidation tiers of
-R23 without a special case.
+Flags that the API renders into the prompt (R16: tool_choice, thinking, effort, images; speed
+and citations before system) are mixed into the chain where they are rendered, which gives the
+invalidation tiers of R23 without a special case; a flag set to its default equals omitting it.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from .schema import Request
 
 MESSAGE_FRAMING = 3  # tokens for the role marker of each message (our convention)
 IMAGE_FALLBACK_TOKENS = 1_600  # when an image's size cannot be read (about a 1092x1092 image)
+DEFAULT_EFFORT = "high"  # "effort: high produces exactly the same behavior as omitting it" (DOC)
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,36 @@ def _prior_turn_boundary(messages: list[dict[str, Any]]) -> int:
     return 0
 
 
+def _blocks(req: Request) -> list[dict[str, Any]]:
+    """Every message block, including those nested in tool_result content."""
+    found = []
+    for message in req.messages:
+        for block in message["content"]:
+            found.append(block)
+            if block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                found.extend(block["content"])
+    return found
+
+
+def _system_flags(req: Request) -> dict[str, Any]:
+    """R16: flags rendered before ``system``; a parameter set to its default is omitted."""
+    speed = req.body.get("speed")
+    citations = any(isinstance(b.get("citations"), dict) and b["citations"].get("enabled")
+                    for b in _blocks(req) if b.get("type") == "document")
+    return {"speed": None if speed == "standard" else speed, "citations": citations}
+
+
+def _message_flags(req: Request) -> dict[str, Any]:
+    """R16: flags rendered just before ``messages`` (tool_choice, thinking, effort, images)."""
+    choice = {k: v for k, v in req.tool_choice.items()
+              if not (k == "disable_parallel_tool_use" and v is False)}
+    thinking = None if (req.thinking or {}).get("type") == "disabled" else req.thinking
+    effort = (req.body.get("output_config") or {}).get("effort")
+    return {"tool_choice": choice, "thinking": thinking,
+            "effort": None if effort == DEFAULT_EFFORT else effort,
+            "images": any(b.get("type") == "image" for b in _blocks(req))}
+
+
 def tool_overhead(req: Request) -> int:
     """Tokens of the tool-use system prompt (API notes §3.6)."""
     if not req.tools:
@@ -140,13 +171,11 @@ def render(req: Request) -> Rendered:
         piece = _canonical(tool)
         add(f"tools.{k}", count_text(piece) + (overhead if k == 0 else 0), piece, tool,
             "tools", True)
-    chain = _chain(chain, json.dumps({"speed": req.body.get("speed")}))
+    chain = _chain(chain, json.dumps(_system_flags(req), sort_keys=True))
     for k, block in enumerate(req.system):
         add(f"system.{k}", count_text(block.get("text", "")), _canonical(block), block,
             "system", _cacheable(block))
-    has_image = any(b.get("type") == "image" for m in req.messages for b in m["content"])
-    flags = {"tool_choice": req.tool_choice, "thinking": req.thinking, "images": has_image}
-    chain = _chain(chain, json.dumps(flags, sort_keys=True))
+    chain = _chain(chain, json.dumps(_message_flags(req), sort_keys=True))
     boundary = _prior_turn_boundary(req.messages)
     for i, message in enumerate(req.messages):
         for j, block in enumerate(message["content"]):

@@ -27,6 +27,8 @@ BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "compaction": {},
 }
 RESULT_CONTENT_TYPES = ("text", "image", "document")
+SOURCE_FIELDS = {"base64": ("media_type", "data"), "url": ("url",), "text": ("data",)}
+THINKING_TYPES = ("enabled", "disabled", "adaptive")
 TOP_LEVEL = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "context_management", "metadata", "temperature", "top_p", "top_k",
@@ -83,6 +85,26 @@ def _require(obj: dict[str, Any], name: str, kind: type | tuple[type, ...], path
     return obj[name]
 
 
+def _check_cache_control(value: Any, path: str) -> None:
+    """A breakpoint is ``{"type": "ephemeral", "ttl"?: "5m" | "1h"}`` or null (R4–R6, R24)."""
+    if value is None:
+        return
+    _expect(value, dict, path)
+    kind = _require(value, "type", str, path)
+    if kind != "ephemeral":
+        raise invalid(wording.UNKNOWN_TAG.format(path=path, tag=kind, expected="'ephemeral'"))
+    if value.get("ttl") is not None and value["ttl"] not in ("5m", "1h"):
+        raise invalid(wording.WRONG_TYPE.format(path=f"{path}.ttl", expected="'5m' or '1h'"))
+
+
+def _check_source(block: dict[str, Any], path: str) -> None:
+    """Image and document sources: a tagged object whose payload fields are strings."""
+    source = block["source"]
+    kind = _require(source, "type", str, f"{path}.source")
+    for name in SOURCE_FIELDS.get(kind, ()):
+        _require(source, name, str, f"{path}.source")
+
+
 def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
     _expect(block, dict, path)
     kind = _require(block, "type", str, path)
@@ -93,6 +115,10 @@ def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, A
         _require(block, name, expected_type, path)
     if kind in ("thinking", "redacted_thinking") and "cache_control" in block:
         raise invalid(wording.EXTRA_INPUT.format(field=f"{path}.cache_control"))
+    if "cache_control" in block:
+        _check_cache_control(block["cache_control"], f"{path}.cache_control")
+    if kind in ("image", "document"):
+        _check_source(block, path)
     if kind == "tool_result" and "content" in block:
         content = block["content"]
         _expect(content, (str, list), f"{path}.content")
@@ -149,6 +175,7 @@ def _tools(raw: Any) -> list[dict[str, Any]]:
         _require(tool, "name", str, f"tools.{k}")
         if "type" not in tool or tool.get("type") == "custom":
             _require(tool, "input_schema", dict, f"tools.{k}")
+        _check_cache_control(tool.get("cache_control"), f"tools.{k}.cache_control")
     return copy.deepcopy(raw)
 
 
@@ -181,10 +208,19 @@ def parse(body: Any, headers: dict[str, str], *, count_only: bool = False) -> Re
     thinking = body.get("thinking")
     if thinking is not None:
         _expect(thinking, dict, "thinking")
-        _require(thinking, "type", str, "thinking")
+        kind = _require(thinking, "type", str, "thinking")
+        if kind not in THINKING_TYPES:
+            raise invalid(wording.UNKNOWN_TAG.format(
+                path="thinking", tag=kind, expected=", ".join(f"'{t}'" for t in THINKING_TYPES)))
+        if kind == "enabled":
+            _require(thinking, "budget_tokens", int, "thinking")
     cache_control = body.get("cache_control")
-    if cache_control is not None:
-        _expect(cache_control, dict, "cache_control")
+    _check_cache_control(cache_control, "cache_control")
+    output_config = body.get("output_config")
+    if output_config is not None:
+        _expect(output_config, dict, "output_config")
+        if output_config.get("effort") is not None:
+            _expect(output_config["effort"], str, "output_config.effort")
     betas = frozenset(b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip())
     management = body.get("context_management")
     if management is not None:

@@ -8,12 +8,15 @@ the server print a traceback.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from . import wording
 from .engine import Simulator
+from .errors import APIError
 
 MAX_BODY = 32 * 1024 * 1024  # the API's request size limit (API notes §2.2, row l)
 
@@ -21,10 +24,18 @@ MAX_BODY = 32 * 1024 * 1024  # the API's request size limit (API notes §2.2, ro
 class _Handler(BaseHTTPRequestHandler):
     server: SimServer
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out as two writes: no 40 ms ACK wait
 
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
-        length = int(self.headers.get("content-length") or 0)
+        raw_length = self.headers.get("content-length") or "0"
+        length = int(raw_length) if raw_length.strip().isdigit() else -1
+        if length < 0:
+            self.close_connection = True  # the body's end is unknown: do not read it
+            error = APIError(400, wording.BAD_CONTENT_LENGTH).body("req_sim_server")
+            self._send(400, {"content-type": "application/json"}, json.dumps(error).encode())
+            return
         if length > MAX_BODY:
+            self.close_connection = True  # the unread body must not be parsed as a request
             self._send(413, {"content-type": "application/json"},
                        b'{"type":"error","error":{"type":"request_too_large",'
                        b'"message":"Request exceeds the maximum allowed number of bytes."}}')

@@ -65,6 +65,7 @@ WRONG_TYPE = "{path}: Input should be {expected}"
 UNKNOWN_TAG = ("{path}: Input tag '{tag}' found using 'type' does not match any of the expected "
                "tags: {expected}")
 BAD_JSON = "There was an error parsing the body: {detail}"
+BAD_CONTENT_LENGTH = "content-length: Input should be a non-negative integer"  # UNVERIFIED
 # 401 / 404 — 3P-LIVE
 MISSING_KEY = "x-api-key header is required"
 INVALID_KEY = "invalid x-api-key"
@@ -81,4 +82,3 @@ INTERNAL = "Internal server error"
 
 # Placeholder written over a cleared tool result (R28) — UNVERIFIED wording
 CLEARED_RESULT = "[tool result cleared by context management]"
-CLEARED_INPUT = "[tool input cleared by context management]"
