@@ -1,0 +1,80 @@
+"""The contract between the agent loop and a context layer (guide §5, §14).
+
+The loop (stage 1) owns the conversation; a context layer (stages 2–5) gets two hooks:
+``prepare`` runs before every request and returns the history to use from then on (truncated,
+offloaded, summarized…); ``admit`` sees new tool results before they enter the history. Both
+receive the ``Session``: the model, the window, the tools, the workspace, and ``create()`` —
+the one way to call the model, so every call (agent or summarizer) is metered the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import anthropic
+
+from . import models
+from .telemetry import Compaction
+
+Observer = Callable[[str, list[dict[str, Any]], Any, BaseException | None], None]
+"""Called after every model call with (kind, messages sent, response or None, error)."""
+
+
+@dataclass
+class Session:
+    """One run's shared facts and the metered way to call the model."""
+
+    client: anthropic.Anthropic
+    model: str
+    system: list[dict[str, Any]]
+    tools: list[dict[str, Any]]
+    workspace: Path
+    max_tokens: int = 4096
+    observer: Observer | None = None
+    last_usage: Any = None
+    events: list[Compaction] = field(default_factory=list)
+
+    @property
+    def window(self) -> int:
+        """The model's context window in tokens."""
+        return models.get(self.model).context_window
+
+    def create(self, messages: list[dict[str, Any]], *, kind: str = "agent",
+               **params: Any) -> Any:
+        """``client.messages.create`` with this session's defaults, reported to the observer.
+
+        ``params`` override the defaults (a summarizer passes its own ``system``,
+        ``tool_choice`` or ``max_tokens``). API errors are reported, then raised.
+        """
+        request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
+                                   "system": self.system, "tools": self.tools}
+        request.update(params)
+        try:
+            response = self.client.messages.create(messages=messages, **request)
+        except anthropic.APIError as error:
+            if self.observer:
+                self.observer(kind, messages, None, error)
+            raise
+        if kind == "agent":
+            self.last_usage = response.usage
+        if self.observer:
+            self.observer(kind, messages, response, None)
+        return response
+
+    def report(self, layer: str, tokens_freed: int, trigger: str) -> None:
+        """Record that a context-layer mechanism fired (§12.6, §12.8)."""
+        self.events.append({"layer": layer, "tokens_freed": int(tokens_freed),
+                            "trigger": trigger})
+
+
+class ContextLayer(Protocol):
+    """What stages 2–5 plug into the loop."""
+
+    def prepare(self, messages: list[dict[str, Any]],
+                session: Session) -> list[dict[str, Any]]: ...
+
+    def admit(self, results: list[dict[str, Any]],
+              session: Session) -> list[dict[str, Any]]: ...

@@ -1,0 +1,71 @@
+"""Exercise 1.1 — the agent loop (guide §14 stage 1 steps 1–3)."""
+
+from __future__ import annotations
+
+import pytest
+from s1_loop import run_loop
+
+from ctxlab import scenarios
+from ctxlab.brain import Brain
+from ctxlab.runner import run
+from ctxlab.session import Session
+from ctxlab.sim import Simulator, make_client
+from ctxlab.tools import ToolBox, definitions
+
+pytestmark = pytest.mark.exercise("1.1")
+
+
+def _session(plan: scenarios.Scenario, root, calls: list) -> Session:
+    sim = Simulator(responder=Brain(plan))
+    return Session(make_client(sim), plan.model, [{"type": "text", "text": "Be careful."}],
+                   definitions(), root, observer=lambda *args: calls.append(args))
+
+
+def test_small_task_is_done_for_real() -> None:
+    result = run(1, "bugfix-small")
+    assert result.summary.success, result.problems
+    assert result.summary.error is None
+
+
+def test_history_alternates_and_every_tool_use_is_answered() -> None:
+    result = run(1, "bugfix-small")
+    roles = [m["role"] for m in result.messages]
+    assert roles == ["user", "assistant"] * (len(roles) // 2)
+    for ask, answer in zip(result.messages[1::2], result.messages[2::2], strict=False):
+        ids = [b["id"] for b in ask["content"] if b["type"] == "tool_use"]
+        results = [b["tool_use_id"] for b in answer["content"] if b["type"] == "tool_result"]
+        assert results[: len(ids)] == ids
+
+
+def test_parallel_calls_come_back_in_one_message() -> None:
+    result = run(1, "parallel-burst", model="claude-sonnet-4-6")
+    assert result.summary.success, result.problems
+    widest = max(sum(b["type"] == "tool_result" for b in m["content"])
+                 for m in result.messages if m["role"] == "user")
+    assert widest >= 8
+
+
+def test_follow_up_user_messages_are_delivered() -> None:
+    plan = scenarios.load("chat-heavy")
+    result = run(1, "chat-heavy")
+    texts = [b.get("text", "") for m in result.messages if m["role"] == "user"
+             for b in m["content"] if b["type"] == "text"]
+    for message in plan.messages:
+        assert message.text in texts
+    assert result.summary.success, result.problems
+
+
+def test_loop_stops_after_max_turns(tmp_path) -> None:
+    plan = scenarios.load("bugfix-small")
+    calls: list = []
+    with scenarios.open_workspace(plan) as workspace:
+        session = _session(plan, workspace.root, calls)
+        history = run_loop(session, [scenarios.opening(plan)], ToolBox(workspace), max_turns=2)
+    assert len(calls) == 2
+    assert history[-1]["role"] == "user"  # stopped, tool results appended, not sent
+
+
+def test_api_errors_reach_the_caller() -> None:
+    result = run(1, "long-task", model="claude-haiku-4-5")
+    assert result.summary.error is not None
+    assert result.summary.error["message"].startswith("prompt is too long")
