@@ -36,7 +36,7 @@ def run_tests(stage: Stage, chain: str = "reference") -> list[dict[str, object]]
     """Run ``tests/sN`` on the workbook; returns the plugin's per-test records."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        command = [sys.executable, "-m", "pytest", f"tests/s{stage.number}", "-q",
+        command = [sys.executable, "-m", "pytest", f"tests/s{stage.number}", "tests/ladder", "-q",
                    "--impl", "stages", "--stage", str(stage.number), "--chain", chain,
                    "--ctxlab-report", str(report), "-p", "no:cacheprovider"]
         subprocess.run(command, cwd=repo_root(), capture_output=True, text=True, check=False)

@@ -51,7 +51,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def stage_of(item: pytest.Item) -> int | None:
-    """The stage a test belongs to: its ``tests/sN/`` folder."""
+    """The stage a test is about: its ``stage`` parameter, else its ``tests/sN/`` folder."""
+    params = getattr(item, "callspec", None)
+    if params is not None and isinstance(params.params.get("stage"), int):
+        return params.params["stage"]
     match = _STAGE_DIR.search(Path(str(item.fspath)).as_posix())
     return int(match.group(1)) if match else None
 
@@ -59,14 +62,13 @@ def stage_of(item: pytest.Item) -> int | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     graded = config.getoption("stage")
     for item in items:
-        if graded is not None and stage_of(item) != graded:
+        stage = stage_of(item)
+        if graded is not None and stage != graded:
             item.add_marker(pytest.mark.skip(reason=f"grading stage {graded} only"))
             continue
         mark = item.get_closest_marker("pitfall")
         if mark is None:
             continue
-        params = getattr(item, "callspec", None)
-        stage = params.params.get("stage") if params else stage_of(item)
         if stage is None:
             raise pytest.UsageError(f"{item.nodeid}: a pitfall test needs a 'stage' parameter")
         if stage < mark.kwargs["fixed_in"]:

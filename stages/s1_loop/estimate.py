@@ -1,0 +1,41 @@
+# Workbook file generated from solutions/s1_loop/estimate.py — edit it: this is your exercise.
+# `ctxlab workbook reset 1` regenerates it (your version is backed up first).
+"""Exercise 1.2 — the naive token estimate: four characters per token (guide §9.5).
+
+It is what an agent can compute locally, before sending. It is close enough on English prose
+and far off on Chinese text and source code: stage 1's metrics make the gap visible.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+
+def _text_of(block: dict[str, Any] | str) -> str:
+    if isinstance(block, str):
+        return block
+    kind = block.get("type")
+    if kind == "text":
+        return block["text"]
+    if kind == "thinking":
+        return block.get("thinking", "")
+    if kind == "tool_use":
+        return block["name"] + json.dumps(block.get("input", {}), ensure_ascii=False)
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, list):
+            return "".join(_text_of(b) for b in content if b.get("type") == "text")
+        return str(content)
+    return ""  # images and other blocks: the naive estimator ignores them
+
+
+def estimate_tokens(messages: list[dict[str, Any]], system: list[dict[str, Any]] | None = None,
+                    tools: list[dict[str, Any]] | None = None) -> int:
+    """Estimated input tokens of a request: total characters of its text divided by four.
+
+    Count the text of every message block (text, thinking, tool_use name and input as JSON,
+    tool_result content), of the system blocks, and of the tool definitions as JSON.
+    """
+    raise NotImplementedError("Exercise 1.2 — estimate_tokens(): see notebooks/01_loop.ipynb")

@@ -1,0 +1,23 @@
+# Workbook file generated from solutions/s2_truncate/truncate.py — edit it: this is your exercise.
+# `ctxlab workbook reset 2` regenerates it (your version is backed up first).
+"""Exercise 2.1 — naive truncation: drop the oldest messages (guide §14 stage 2, first step).
+
+This is the version everyone writes first. It is here to fail: it cuts wherever the count
+says, including between an assistant's ``tool_use`` and the user message holding its
+``tool_result`` — and the API answers 400 (§9.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Messages = list[dict[str, Any]]
+
+
+def naive_truncate(messages: Messages, estimate: Callable[[Messages], int], window: int,
+                   *, ratio: float = 0.8, drop: int = 4) -> Messages:
+    """While ``estimate(messages)`` exceeds ``ratio × window``, drop the ``drop`` oldest
+    messages (the guide's ``messages.slice(4)``); never drop the last message. Returns a new
+    list."""
+    raise NotImplementedError("Exercise 2.1 — naive_truncate(): see notebooks/02_truncate.ipynb")
