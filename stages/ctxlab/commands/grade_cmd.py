@@ -31,7 +31,11 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise UserError(str(error)) from None
     stages = [s for s in stages if (repo_root() / "tests" / f"s{s.number}").exists()]
-    rows = [row for s in stages for row in grade.classify(s, grade.run_tests(s, args.chain))]
+    rows = []
+    status = Console(stderr=True)
+    for s in stages:
+        with status.status(f"grading stage {s.number} ({s.package}) …"):
+            rows += grade.classify(s, grade.run_tests(s, args.chain))
     if args.json:
         print_json([asdict(r) for r in rows])
         return 0

@@ -49,7 +49,7 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
     """Sort test results into one row per exercise and one per pitfall."""
     _, exercises = fresh(stage)
     rows = []
-    for exercise in exercises:
+    for exercise in sorted(exercises, key=lambda e: tuple(map(int, e.number.split(".")))):
         mine = [r for r in results if r["exercise"] == exercise.number]
         name = f"exercise {exercise.number} {exercise.function}()"
         if not mine:

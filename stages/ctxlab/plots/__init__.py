@@ -1,0 +1,36 @@
+"""Charts and controls for the notebooks (DESIGN §2: ``ctxlab.plots``).
+
+Every chart is drawn on a fresh ``matplotlib.figure.Figure`` (never pyplot's global state, so
+it works headless and under any backend) and returned; a notebook shows it by leaving it as a
+cell's last expression. The numbers behind each chart come from functions next to it, so a
+notebook can print them as well as draw them. Every chart of token counts carries the caveat:
+the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.CAVEAT``).
+
+- ``plot_context``: per-turn context size against the window (guide §14 stage 1 step 4).
+- ``plot_composition`` / ``plot_composition_over_turns``: what the context is made of (§2.2).
+- ``plot_estimate_error`` / ``plot_chars_per_token``: chars/4 against the count (§9.5).
+- ``plot_thrash``: repeated tool calls over the turns (§12.2).
+- ``RerunPanel``: a slider, a dropdown and a button that rerun a stage and redraw.
+- ``run_recorded``: a run plus every tool call with its result, for ``thrash_report``.
+"""
+
+from .calls import Call, CallRecorder, calls_from_views, run_recorded
+from .composition import (
+    KINDS,
+    composition,
+    composition_by_turn,
+    plot_composition,
+    plot_composition_over_turns,
+)
+from .context import ContextSeries, context_series, plot_context
+from .controls import RerunPanel
+from .estimate import chars_per_token, estimate_errors, plot_chars_per_token, plot_estimate_error
+from .thrash import ThrashSeries, plot_thrash, thrash_series
+
+__all__ = [
+    "KINDS", "Call", "CallRecorder", "ContextSeries", "RerunPanel", "ThrashSeries",
+    "calls_from_views", "chars_per_token", "composition", "composition_by_turn",
+    "context_series", "estimate_errors", "plot_chars_per_token", "plot_composition",
+    "plot_composition_over_turns", "plot_context", "plot_estimate_error", "plot_thrash",
+    "run_recorded", "thrash_series",
+]
