@@ -6,6 +6,8 @@ import argparse
 
 from rich.console import Console
 
+from ..brain import simulator_for
+from ..scenarios import ScenarioError
 from ..sim import Simulator
 from ..sim.server import SimServer
 from .common import UserError
@@ -18,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "ANTHROPIC_BASE_URL=http://HOST:PORT (any API key is accepted).")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any)")
+    parser.add_argument("--scenario", help="answer as this scenario's agent (the client runs "
+                                           "the tools); default: an echo model")
+    parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     parser.set_defaults(run=run)
 
@@ -25,7 +30,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     try:
-        server = SimServer(Simulator(), args.host, args.port,
+        sim = simulator_for(args.scenario, seed=args.seed) if args.scenario else Simulator()
+    except ScenarioError as error:
+        raise UserError(str(error)) from None
+    try:
+        server = SimServer(sim, args.host, args.port,
                            log=None if args.quiet else console.print)
     except OSError as error:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None

@@ -24,9 +24,10 @@ def new_figure(width: float = 9.0, height: float = 4.5) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
-def add_caveat(fig: Figure, extra: str = "") -> None:
-    """Put the tokenizer caveat under the chart (DESIGN §2: say it wherever counts are shown)."""
-    text = f"{extra}  {CAVEAT}".strip() if extra else CAVEAT
+def add_caveat(fig: Figure, extra: str = "", *, tokens: bool = True) -> None:
+    """Put a note under the chart: ``extra``, then the tokenizer caveat when ``tokens`` (DESIGN
+    §2: say it wherever counts are shown)."""
+    text = " ".join(part for part in (extra, CAVEAT if tokens else "") if part)
     fig.supxlabel(text, fontsize=7, color="grey", ha="left", x=0.01)
 
 

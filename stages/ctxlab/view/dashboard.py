@@ -89,5 +89,7 @@ class Dashboard:
         if self._live is not None:
             self._live.stop()
             self._live = None
+        if not self.records:  # nothing ran (e.g. a bad scenario): no empty table
+            return
         self.console.print(turn_table(self.records, title=self.title))
         self.console.print(totals(self.records))

@@ -1,0 +1,92 @@
+"""``ctxlab run``: one stage on one scenario, with a live dashboard (DESIGN §6, guide §14).
+
+A run that the API stops (``prompt is too long``, a broken history) is an outcome, not a
+crash: it is shown explained, and ``--json`` reports it in ``error``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from contextlib import nullcontext
+
+from rich.console import Console
+
+from .. import runner, use
+from ..scenarios import ScenarioError, load, names
+from ..telemetry import SessionLog, TurnRecord
+from ..view import Dashboard, explain_error, summary_table
+from ..workbook.layout import STAGES, impl_root
+from .common import UserError, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run a stage on a scenario (live dashboard)",
+                            description="Run one stage's context layer on a scenario against "
+                                        "the offline API and report the total bill.")
+    parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],
+                        help="stage to run (default: the highest with a reference solution)")
+    parser.add_argument("--keep-everything", action="store_true",
+                        help="no context layer at all (the baseline of the total bill)")
+    parser.add_argument("--scenario", default="long-task",
+                        help=f"scenario name (default long-task); one of: {', '.join(names())}")
+    parser.add_argument("--model", help="model id (default: the scenario's; see ctxlab models)")
+    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
+                        help="run the reference (default) or your workbook")
+    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
+                        help="with --impl stages: other stages from the reference or yours")
+    parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
+    parser.add_argument("--max-turns", type=int, help="stop after this many turns")
+    parser.add_argument("--live", action="store_true",
+                        help="use the real API (needs ANTHROPIC_API_KEY; costs money)")
+    parser.add_argument("--log", help="append the session log (JSONL) to this file")
+    parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    parser.set_defaults(run=run)
+
+
+def _stage(args: argparse.Namespace) -> int | None:
+    if args.keep_everything:
+        return None
+    built = [s.number for s in STAGES if (impl_root("solutions") / s.package).exists()]
+    stage = args.stage or max(built)
+    if stage not in built:
+        raise UserError(f"stage {stage} is not built yet; built stages: "
+                        f"{', '.join(map(str, built))}")
+    return stage
+
+
+def run(args: argparse.Namespace) -> int:
+    stage = _stage(args)
+    try:
+        load(args.scenario)
+    except ScenarioError as error:
+        raise UserError(str(error)) from None
+    use(args.impl, stage if args.impl == "stages" else None, args.chain)
+    console = Console(stderr=args.json)
+    title = f"stage {stage or 'keep-everything'} · {args.scenario}"
+    with SessionLog(args.log) if args.log else nullcontext() as log:
+        try:
+            with Dashboard(title=title, console=console) as board:
+                def on_record(record: TurnRecord) -> None:
+                    board.update(record)
+                    if log is not None:
+                        log.turn(record)
+                result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
+                                    max_turns=args.max_turns, live=args.live,
+                                    on_record=on_record)
+        except NotImplementedError as error:
+            raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
+                            "grade` shows what is left; `ctxlab hint N.M` helps)") from None
+        except RuntimeError as error:
+            raise UserError(str(error)) from None
+        if log is not None:
+            log.summary(result.summary)
+    summary = result.summary
+    if args.json:
+        print_json(summary.to_dict())
+        return 0
+    if summary.error:
+        console.print(explain_error(summary.error["type"], summary.error["message"]))
+    console.print(summary_table(summary))
+    verdict = "[green]task done[/]" if summary.success else "[red]task not done[/]"
+    console.print(verdict + (f": {'; '.join(result.problems)}" if result.problems else ""))
+    return 0

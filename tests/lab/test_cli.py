@@ -1,0 +1,74 @@
+"""The ctxlab command: JSON reports, readable errors, no tracebacks for ordinary mistakes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxlab.cli import main
+from ctxlab.workbook import hints
+
+
+def _json(capsys: pytest.CaptureFixture[str], argv: list[str]) -> object:
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_help_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    for command in ("run", "demo", "serve", "grade", "hint", "workbook", "models"):
+        assert command in out
+
+
+def test_run_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    report = _json(capsys, ["run", "--stage", "1", "--scenario", "long-task", "--json"])
+    for key in ("stage", "scenario", "success", "error", "turns", "tokens_per_task",
+                "cache_read_share", "cost_usd", "duplicate_call_rate"):
+        assert key in report
+    assert report["stage"] == 1 and report["success"] is False
+    assert report["error"]["type"] == "invalid_request_error"
+    assert report["error"]["message"].startswith("prompt is too long")
+
+
+def test_demo_json_shows_cache_reads_then_a_cold_cache(capsys: pytest.CaptureFixture[str]) -> None:
+    report = _json(capsys, ["demo", "--json"])
+    reads = [row["cache_read"] for row in report["cache_tour"]]
+    assert reads[0] == 0 and all(r > 0 for r in reads[1:4]) and reads[4] == 0
+    assert {e["case"] for e in report["errors"]} == {"overflow", "orphan tool_result"}
+
+
+def test_models_json_lists_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    table = _json(capsys, ["models", "--json"])
+    assert any(m["id"] == "ctxlab-sim-32k" and m["context_window"] == 32_000 for m in table)
+
+
+@pytest.mark.parametrize("argv, text", [
+    (["run", "--scenario", "nope"], "unknown scenario 'nope'"),
+    (["workbook", "reset", "9"], "unknown stage 9"),
+    (["hint", "9.9"], "no hints for exercise '9.9'"),
+])
+def test_ordinary_mistakes_are_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                                   argv: list[str], text: str) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert text in err and "Traceback" not in err
+
+
+def test_live_without_a_key_is_a_clear_error(capsys: pytest.CaptureFixture[str],
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["run", "--stage", "1", "--scenario", "bugfix-small", "--live"]) == 2
+    assert "ANTHROPIC_API_KEY" in capsys.readouterr().err
+
+
+def test_hints_advance_one_level_per_call(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(hints, "_state_file", lambda: tmp_path / "hints.json")
+    levels = []
+    for _ in range(4):
+        assert main(["hint", "2.3"]) == 0
+        out = capsys.readouterr().out
+        levels.append(next(n for n in (1, 2, 3) if f"hint {n}/3" in out))
+    assert levels == [1, 2, 3, 3]
