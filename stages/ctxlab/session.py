@@ -36,6 +36,7 @@ class Session:
     observer: Observer | None = None
     last_usage: Any = None
     events: list[Compaction] = field(default_factory=list)
+    tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id → tool name
 
     @property
     def window(self) -> int:
@@ -60,6 +61,8 @@ class Session:
             raise
         if kind == "agent":
             self.last_usage = response.usage
+            self.tool_names.update({b.id: b.name for b in response.content
+                                    if b.type == "tool_use"})
         if self.observer:
             self.observer(kind, messages, response, None)
         return response
