@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
-from ctxlab.runner import RunResult, run
+from ctxlab.runner import RunResult
 from ctxlab.workbook.layout import STAGES, impl_root
 
 WINDOW_200K = "claude-haiku-4-5"
@@ -30,10 +29,9 @@ class Rung:
     holds: Callable[[RunResult], bool]
 
 
-@cache
-def baseline_duplicate_rate(scenario: str) -> float:
-    """Repeats an agent makes even when it forgets nothing (a window that holds everything)."""
-    return run(None, scenario, model="claude-sonnet-4-6").summary.duplicate_call_rate
+def _thrashed(result: RunResult) -> bool:
+    """Some call was repeated and got the very same result back (§12.2)."""
+    return any(record.thrash for record in result.records)
 
 
 def _final_estimate_error(result: RunResult) -> float:
@@ -47,8 +45,10 @@ LADDER: tuple[Rung, ...] = (
          lambda r: r.summary.error is None and r.summary.success),
     Rung("long-task-no-thrash", "long-task", WINDOW_200K, 3,
          "§12.2 truncation throws away what the agent still needs: it re-reads and re-runs",
-         lambda r: r.summary.success and r.summary.duplicate_call_rate
-         <= baseline_duplicate_rate("long-task") + 0.03),
+         lambda r: r.summary.success and not _thrashed(r)),
+    Rung("chat-heavy-no-loss", "chat-heavy", WINDOW_200K, 4,
+         "§14.3 many small turns fill the window: offload cannot help, truncation forgets",
+         lambda r: r.summary.success and not _thrashed(r)),
     Rung("estimate-chinese", "chinese-code", None, 5,
          "§9.5 chars/4 misses the reported size of Chinese text by far",
          lambda r: _final_estimate_error(r) <= 0.10),

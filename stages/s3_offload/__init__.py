@@ -1,0 +1,25 @@
+"""Stage 3 — recoverable offload of tool results (guide §14 stage 3, §3.2, §7.4, §2.4, §6.10).
+
+Truncation threw information away; offload only moves it. A tool result over its budget goes
+to a file in the workspace, and the context keeps its head, its tail, its full length and the
+path — so the agent can read it back with the tools it already has (§3.2: storage the model
+cannot reach is not storage, it is deletion).
+"""
+
+from s1_loop import estimate_tokens
+
+from .budget import READ_TOOLS, choose_offloads
+from .layer import OffloadLayer
+from .preview import make_preview
+from .store import OFFLOAD_DIR, offload
+
+
+def make_layer(*, per_result: int = 50_000, per_message: int = 200_000) -> OffloadLayer:
+    """The stage's context layer: offload big results; history is left as it is."""
+    return OffloadLayer(per_result=per_result, per_message=per_message)
+
+
+__all__ = [
+    "OFFLOAD_DIR", "READ_TOOLS", "OffloadLayer", "choose_offloads", "estimate_tokens",
+    "make_layer", "make_preview", "offload",
+]

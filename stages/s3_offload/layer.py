@@ -1,0 +1,57 @@
+"""The stage-3 context layer: offload big results as they arrive (§14 stage 3).
+
+Only ``admit`` does anything: each new batch of tool results is measured against the two
+budgets, and the chosen results are written to disk and replaced by their preview. The
+history itself is never cut — which is why a task of many small turns still overflows here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxlab.session import Session
+from ctxlab.tokens import count_text
+
+from .budget import choose_offloads
+from .preview import make_preview
+from .store import OFFLOAD_DIR, offload
+
+Blocks = list[dict[str, Any]]
+
+
+def result_text(block: dict[str, Any]) -> str:
+    """The text of a tool_result's content (string or list of text blocks)."""
+    content = block.get("content", "")
+    if isinstance(content, list):
+        return "\n".join(b.get("text", "") for b in content if b.get("type") == "text")
+    return str(content)
+
+
+class OffloadLayer:
+    """Offload tool results over budget; leave the history alone."""
+
+    def __init__(self, *, per_result: int = 50_000, per_message: int = 200_000) -> None:
+        self.per_result = per_result
+        self.per_message = per_message
+
+    def prepare(self, messages: Blocks, session: Session) -> Blocks:
+        return messages
+
+    def admit(self, results: Blocks, session: Session) -> Blocks:
+        sizes = [(b["tool_use_id"], session.tool_names.get(b["tool_use_id"], ""),
+                  len(result_text(b))) for b in results if b.get("type") == "tool_result"]
+        chosen = set(choose_offloads(sizes, per_result=self.per_result,
+                                     per_message=self.per_message))
+        admitted = []
+        for block in results:
+            if block.get("tool_use_id") not in chosen:
+                admitted.append(block)
+                continue
+            text = result_text(block)
+            offload(session.workspace, block["tool_use_id"], text)
+            path = (OFFLOAD_DIR / f"{block['tool_use_id']}.txt").as_posix()
+            preview = make_preview(text, path)
+            session.report("offload", count_text(text) - count_text(preview),
+                           f"{len(text):,} characters over budget")
+            admitted.append(dict(block, content=preview))
+        return admitted
