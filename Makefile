@@ -15,6 +15,7 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/ctxlab demo
+	$(BIN)/ctxlab run --scenario long-task
 
 test: $(STAMP)
 	$(BIN)/ruff check .
