@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -120,7 +121,8 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     error: ErrorInfo | None = None
     with scenarios.open_workspace(plan) as workspace:
         session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
-                          definitions(), workspace.root, observer=observe)
+                          definitions(), workspace.root, observer=observe,
+                          now=time.monotonic if live else lambda: sim.clock.now)
         messages = [scenarios.opening(plan)]
         toolbox = _MeteredToolBox(workspace, on_repeat=flag_repeat)
         try:

@@ -9,6 +9,7 @@ the one way to call the model, so every call (agent or summarizer) is metered th
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,7 @@ class Session:
     last_usage: Any = None
     events: list[Compaction] = field(default_factory=list)
     tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id → tool name
+    now: Callable[[], float] = time.monotonic  # the run's clock (simulated offline)
 
     @property
     def window(self) -> int:
