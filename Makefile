@@ -22,7 +22,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet jupyter ipywidgets matplotlib
+	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
 	$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)

@@ -11,6 +11,7 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
 - ``plot_estimate_error`` / ``plot_chars_per_token``: chars/4 against the count (§9.5).
 - ``plot_thrash``: repeated tool calls over the turns (§12.2).
 - ``RerunPanel``: a slider, a dropdown and a button that rerun a stage and redraw.
+- ``outline``: a history as a table, one row per message, with its API rounds (§9.2).
 - ``run_recorded``: a run plus every tool call with its result, for ``thrash_report``.
 """
 
@@ -25,12 +26,13 @@ from .composition import (
 from .context import ContextSeries, context_series, plot_context
 from .controls import RerunPanel
 from .estimate import chars_per_token, estimate_errors, plot_chars_per_token, plot_estimate_error
+from .history import describe_block, outline
 from .thrash import ThrashSeries, plot_thrash, thrash_series
 
 __all__ = [
     "KINDS", "Call", "CallRecorder", "ContextSeries", "RerunPanel", "ThrashSeries",
     "calls_from_views", "chars_per_token", "composition", "composition_by_turn",
-    "context_series", "estimate_errors", "plot_chars_per_token", "plot_composition",
-    "plot_composition_over_turns", "plot_context", "plot_estimate_error", "plot_thrash",
-    "run_recorded", "thrash_series",
+    "context_series", "describe_block", "estimate_errors", "outline", "plot_chars_per_token",
+    "plot_composition", "plot_composition_over_turns", "plot_context", "plot_estimate_error",
+    "plot_thrash", "run_recorded", "thrash_series",
 ]

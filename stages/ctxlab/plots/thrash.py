@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from ctxlab.runner import RunResult
 from ctxlab.telemetry import TurnRecord, longest_unchanged_run
@@ -74,6 +75,7 @@ def plot_thrash(run: RunResult | Sequence[TurnRecord], *, title: str | None = No
                    label="context layer fired" if n == 0 else None)
     ax.set_xlabel("turn")
     ax.set_ylabel("tool calls")
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max(tops.values(), default=1) + 1.5)
     rate_ax = ax.twinx()
     rate_ax.plot(s.turns, [100 * x for x in s.rate], color="black", lw=1,

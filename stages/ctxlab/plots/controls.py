@@ -1,0 +1,104 @@
+"""A small control panel: move the truncation threshold or the model, rerun, redraw.
+
+``RerunPanel`` runs a stage once as it is built, so its charts exist even where no widget
+frontend is connected (a notebook executed headless, a test); the slider, the dropdown and the
+button only matter to a person at a live notebook. Without ipywidgets installed it still shows
+the charts of that first run. ``rerun()`` is what the button does; tests and scripts call it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from ctxlab import models, runner
+
+from .context import plot_context
+from .thrash import plot_thrash
+
+Draw = Callable[[runner.RunResult, float], Figure]
+
+
+def _context(result: runner.RunResult, ratio: float) -> Figure:
+    return plot_context(result, ratio=ratio)
+
+
+def _thrash(result: runner.RunResult, _ratio: float) -> Figure:
+    return plot_thrash(result)
+
+
+def describe(result: runner.RunResult) -> str:
+    """One line about a run: outcome, turns, truncations, thrash, peak occupancy."""
+    s = result.summary
+    outcome = "succeeded" if s.success else (f"failed: {s.error['message']}" if s.error
+                                             else "failed: " + "; ".join(result.problems))
+    fired = sum(s.compactions_per_layer.values())
+    return (f"{outcome} | {s.turns} turns | context layer fired {fired}x | duplicate-call rate "
+            f"{s.duplicate_call_rate:.0%} | peak occupancy {s.peak_occupancy:.0%}")
+
+
+class RerunPanel:
+    """Slider (``ratio``, 0.5–0.95), model dropdown and a Run button over ``runner.run``."""
+
+    def __init__(self, stage: int = 2, scenario: str = "long-task", *,
+                 model: str = models.DEFAULT_MODEL, ratio: float = 0.8,
+                 draw: Sequence[Draw] = (_context, _thrash),
+                 options: dict[str, Any] | None = None) -> None:
+        self.stage, self.scenario, self.draw = stage, scenario, tuple(draw)
+        self.options = dict(options or {})
+        self.model, self.ratio = model, ratio
+        self.result: runner.RunResult | None = None
+        self.figures: list[Figure] = []
+        self.widget: Any = None
+        self._build_widgets()
+        self.rerun()
+
+    def _build_widgets(self) -> None:
+        try:
+            import ipywidgets as w
+        except ImportError:  # charts of the first run are still shown
+            return
+        self.slider = w.FloatSlider(value=self.ratio, min=0.5, max=0.95, step=0.05,
+                                    description="ratio", readout_format=".2f",
+                                    continuous_update=False)
+        self.dropdown = w.Dropdown(options=[m.id for m in models.MODELS], value=self.model,
+                                   description="model")
+        self.button = w.Button(description="Run", button_style="primary", icon="play")
+        self.status = w.HTML()
+        self.output = w.Output()
+        self.button.on_click(lambda _button: self.rerun())
+        self.widget = w.VBox([w.HBox([self.slider, self.dropdown, self.button]), self.status,
+                              self.output])
+
+    def rerun(self) -> runner.RunResult:
+        """Run with the current settings and redraw every chart."""
+        if self.widget is not None:
+            self.ratio, self.model = float(self.slider.value), str(self.dropdown.value)
+        options = {**self.options, "ratio": self.ratio}
+        self.result = runner.run(self.stage, self.scenario, model=self.model,
+                                 layer_options=options)
+        self.figures = [draw(self.result, self.ratio) for draw in self.draw]
+        if self.widget is not None:
+            from IPython import get_ipython
+            from IPython.display import display
+
+            self.status.value = f"<b>stage {self.stage}, {self.scenario}, {self.model}, " \
+                                f"ratio {self.ratio:.2f}</b>: {describe(self.result)}"
+            if get_ipython() is not None:  # outside IPython there is nowhere to draw
+                self.output.clear_output(wait=True)
+                with self.output:
+                    for fig in self.figures:
+                        display(fig)
+        return self.result
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        if self.widget is not None:
+            display(self.widget)
+            return
+        print(describe(self.result) if self.result else "not run yet")
+        for fig in self.figures:
+            display(fig)

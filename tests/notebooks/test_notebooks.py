@@ -1,0 +1,70 @@
+"""Every notebook runs headless, top to bottom, and is stored without outputs (DESIGN §2).
+
+Each notebook is executed by nbclient in a fresh kernel started with this interpreter
+(``sys.executable``): the kernel spec comes from the installed ipykernel, never from a
+``python3`` kernel spec that happens to be registered elsewhere on the machine. The kernel
+inherits the environment, so ``pytest --impl stages`` runs the notebooks on your workbook.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from nbclient import NotebookClient
+from traitlets import default
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+TIMEOUT = 120  # seconds per cell; a whole notebook takes a few seconds
+
+SAME_PYTHON = f"""
+import os, sys
+assert os.path.realpath(sys.prefix) == {os.path.realpath(sys.prefix)!r}, sys.executable
+"""
+
+
+class ThisPythonKernel(AsyncKernelManager):
+    """Starts ipykernel with this interpreter, whatever other kernel specs are installed."""
+
+    @default("kernel_spec_manager")
+    def _only_native_kernel(self) -> KernelSpecManager:
+        # No kernel directories: the only spec left is ipykernel's own, run with sys.executable.
+        return KernelSpecManager(kernel_dirs=[])
+
+
+def test_there_are_notebooks() -> None:
+    names = [p.name for p in PATHS]
+    assert {"00_tour.ipynb", "01_loop.ipynb", "02_truncate.ipynb"} <= set(names)
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_stored_without_outputs(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    dirty = [i for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             and (cell.get("outputs") or cell.get("execution_count") is not None)]
+    assert not dirty, f"{path.name}: clear the outputs of cells {dirty} before committing"
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_runs_headless(path: Path) -> None:
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(SAME_PYTHON))
+    client = NotebookClient(nb, kernel_name="python3", kernel_manager_class=ThisPythonKernel,
+                            timeout=TIMEOUT, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    started = time.monotonic()
+    client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
+    elapsed = time.monotonic() - started
+    outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
+    assert not [o for o in outputs if o.output_type == "error"]
+    images = [o for o in outputs if "image/png" in o.get("data", {})]
+    if "plots." in "".join(cell.source for cell in nb.cells):
+        assert images, f"{path.name} draws charts but no image came out"
+    print(f"{path.name}: {elapsed:.1f} s, {len(images)} charts", file=sys.stderr)
