@@ -50,6 +50,7 @@ class RunResult:
     messages: list[dict[str, Any]]
     problems: tuple[str, ...] = ()
     simulator: Simulator | None = field(default=None, repr=False)
+    layer: Any = field(default=None, repr=False)  # the stage's context layer, for inspection
 
 
 def load_stage(number: int) -> ModuleType:
@@ -135,4 +136,4 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     summary = RunSummary.from_records(records, stage=stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,
                                       error=error)
-    return RunResult(summary, records, messages, outcome.problems, sim)
+    return RunResult(summary, records, messages, outcome.problems, sim, layer)

@@ -4,6 +4,7 @@ Every model call of a run, summarizer calls included, becomes a :class:`TurnReco
 ends with a :class:`RunSummary` whose headline is token-per-task, the total bill (§12.1).
 """
 
+from ctxlab.telemetry.cachebreak import cache_breaks
 from ctxlab.telemetry.jsonl import JsonlContents, JsonlWriter, read_jsonl
 from ctxlab.telemetry.record import (
     Compaction,
@@ -26,6 +27,7 @@ from ctxlab.telemetry.summary import (
 from ctxlab.telemetry.usage import UsageParts, record_from_usage, usage_parts
 
 __all__ = [
+    "cache_breaks",
     "PATHOLOGICAL_RUN",
     "Compaction",
     "ErrorInfo",
