@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from . import demo, grade_cmd, hint, models_cmd, run_cmd, serve, workbook_cmd
+from . import (
+    accept_cmd,
+    compare_cmd,
+    demo,
+    example_cmd,
+    grade_cmd,
+    hint,
+    models_cmd,
+    replay_cmd,
+    run_cmd,
+    serve,
+    workbook_cmd,
+)
 from .common import UserError
 
-COMMANDS = (run_cmd, demo, serve, grade_cmd, hint, workbook_cmd, models_cmd)
+COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, hint,
+            workbook_cmd, models_cmd, replay_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

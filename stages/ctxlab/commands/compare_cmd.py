@@ -1,0 +1,38 @@
+"""``ctxlab compare``: the total bill — every stage on the same task (guide §14 stage 5)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+
+from ..report.compare import compare
+from ..scenarios import ScenarioError, load
+from ..telemetry import RunSummary
+from ..view import summary_table
+from .common import UserError, print_json
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("compare", help="run every stage on one task: the total bill")
+    parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", action="store_true", help="print a list of run objects")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        load(args.scenario)
+    except ScenarioError as error:
+        raise UserError(str(error)) from None
+    status = Console(stderr=True)
+    with status.status("running …") as spinner:
+        rows = compare(args.scenario, seed=args.seed,
+                       on_run=lambda label: spinner.update(f"running {label} …"))
+    if args.json:
+        print_json(rows)
+        return 0
+    Console().print(summary_table([RunSummary.from_dict(r) for r in rows],
+                                  title=f"The total bill: {args.scenario}"))
+    return 0

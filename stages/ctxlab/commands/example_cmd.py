@@ -1,0 +1,44 @@
+"""``ctxlab example ch8.3``: the chapter-8 worked example, reproduced (excerpt ch8.3)."""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.table import Table
+
+from ..report.ch8 import worked_example
+from ..report.compare import built_stages
+from ..tokens import CAVEAT
+from .common import UserError, print_json
+
+EXCERPT = {"start": 180_000, "after_l3": 132_000, "after_l1": 132_000, "after_l2": 71_000}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("example", help="reproduce a worked example (ch8.3)")
+    parser.add_argument("name", choices=["ch8.3"], help="which example")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if 5 not in built_stages():
+        raise UserError("the worked example uses the stage-5 layers, which are not built yet")
+    table = worked_example()
+    if args.json:
+        print_json(table)
+        return 0
+    view = Table(title=f"ch8.3 at {table['messages']} messages", caption=CAVEAT)
+    for column in ("step", "tokens", "excerpt", "difference"):
+        view.add_column(column, justify="right")
+    for key, label in (("start", "start"), ("after_l3", "L3 offload"),
+                       ("after_l1", "L1 snip"), ("after_l2", "L2 old results")):
+        ours, theirs = table[key], EXCERPT[key]
+        view.add_row(label, f"{ours:,}", f"{theirs:,}", f"{(ours - theirs) / theirs:+.1%}")
+    console = Console()
+    console.print(view)
+    verdict = "runs" if table["l4_ran"] else "is not needed"
+    console.print(f"L4 (summary) {verdict}: {table['after_l2']:,} vs threshold "
+                  f"{table['threshold']:,}; snip cut {table['snipped_messages']} messages.")
+    return 0

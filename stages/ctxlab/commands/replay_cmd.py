@@ -1,0 +1,137 @@
+"""``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
+
+``ctxlab replay FILE`` shows what the layer would have done, and when; a directory replays
+every ``*.jsonl`` in it with a progress bar. A file that cannot be replayed is reported in one
+line and the others go on; the exit status is 2 only when nothing could be replayed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+
+from .. import models, use
+from ..replay import TranscriptError, replay_file
+from ..replay.view import overview, report_view
+from ..runner import load_stage
+from ..view import progress
+from ..workbook.layout import STAGES, impl_root
+from .common import UserError, print_json
+
+
+def _option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` for ``make_layer``; the value is read as JSON when it parses (``5000``,
+    ``0.5``, ``true``), else kept as a string."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        return key, json.loads(value)
+    except ValueError:
+        return key, value
+
+
+def tokens(text: str) -> int:
+    """A positive token count: ``60000``, ``60_000`` or ``60k``."""
+    digits = text.strip().lower().replace("_", "").replace(",", "")
+    scale = 1_000 if digits.endswith("k") else 1
+    try:
+        value = int(digits.removesuffix("k")) * scale
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of tokens, got {text!r}")
+    return value
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("replay", help="replay a Claude Code session log through a stage",
+                            description="Feed a recorded Claude Code session (JSONL, e.g. "
+                                        "~/.claude/projects/<project>/<session>.jsonl) to a "
+                                        "stage's context layer turn by turn and report what it "
+                                        "would have done. Offline: the recorded replies "
+                                        "stand in for the model.")
+    parser.add_argument("path", type=Path, help="a session log, or a directory of *.jsonl logs")
+    parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],
+                        help="stage to replay through (default: the highest built)")
+    parser.add_argument("--window", type=tokens,
+                        help="pretend the window is this many tokens (to make the layers act)")
+    parser.add_argument("--model", help="model for the window and prices (default: the log's "
+                                        "when known, else the workbook's default)")
+    parser.add_argument("--whole-file", action="store_true",
+                        help="replay the whole file, not only what follows the last compaction")
+    parser.add_argument("--set", dest="options", type=_option, action="append", default=[],
+                        metavar="KEY=VALUE", help="an option for the stage's make_layer, "
+                                                  "e.g. --set per_result=5000 (repeatable)")
+    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
+                        help="replay through the reference (default) or your workbook")
+    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
+                        help="with --impl stages: other stages from the reference or yours")
+    parser.add_argument("--json", action="store_true", help="print the reports as JSON")
+    parser.set_defaults(run=run)
+
+
+def _stage(requested: int | None) -> int:
+    built = [s.number for s in STAGES if (impl_root("solutions") / s.package).exists()]
+    stage = requested or max(built)
+    if stage not in built:
+        raise UserError(f"stage {stage} is not built yet; built stages: "
+                        f"{', '.join(map(str, built))}")
+    return stage
+
+
+def _check_options(stage: int, options: dict[str, Any]) -> None:
+    """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
+    line before any work."""
+    try:
+        load_stage(stage).make_layer(**options)
+    except ImportError as error:
+        raise UserError(f"stage {stage} cannot be loaded: {error}") from None
+    except TypeError as error:
+        raise UserError(f"stage {stage}'s make_layer does not take these options: "
+                        f"{error}") from None
+
+
+def _files(path: Path) -> list[Path]:
+    if not path.exists():
+        raise UserError(f"{path} does not exist")
+    if not path.is_dir():
+        return [path]
+    files = sorted(path.glob("*.jsonl"))
+    if not files:
+        raise UserError(f"{path} holds no *.jsonl session logs")
+    return files
+
+
+def run(args: argparse.Namespace) -> int:
+    files = _files(args.path)
+    stage = _stage(args.stage)
+    use(args.impl, stage if args.impl == "stages" else None, args.chain)
+    if args.model is not None and models.lookup(args.model) is None:
+        raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
+    options = dict(args.options)
+    _check_options(stage, options)
+    errors = Console(stderr=True)
+    reports, failed = [], []
+    for path in progress(files, "replaying", console=errors):
+        try:
+            reports.append(replay_file(path, stage, model=args.model, window=args.window,
+                                       whole_file=args.whole_file, options=options))
+        except TranscriptError as error:
+            failed.append({"file": path.name, "error": str(error)})
+            errors.print(f"[yellow]skipped[/] {escape(path.name)} {escape(str(error))}",
+                         highlight=False, soft_wrap=True)
+        except NotImplementedError as error:
+            raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
+                            "grade` shows what is left)") from None
+    if args.json:
+        print_json({"replays": [r.to_dict() for r in reports], "failed": failed})
+    elif reports:
+        console = Console()
+        console.print(report_view(reports[0]) if len(files) == 1 else overview(reports))
+    return 0 if reports else 2

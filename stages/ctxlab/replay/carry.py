@@ -1,0 +1,81 @@
+"""What a summary would have to carry when a layer takes messages out (guide §12.4, §10).
+
+When a layer removes or rewrites part of the history, what it held is gone unless something
+still in view carries it: the user's own words (their constraints decay first, §12.3) and the
+files the work touched (the agent re-reads what it cannot see, §12.2). For each such
+transformation this lists both, and which of them are no longer anywhere in the new history
+verbatim — all of them after a plain truncation, none after a summary that carried them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ctxlab.tokens import block_text
+
+from .blocks import as_blocks
+
+Message = dict[str, Any]
+PATH_KEYS = ("file_path", "path", "notebook_path")
+HEAD = 80
+
+
+def tool_paths(block: dict[str, Any]) -> list[str]:
+    """The file paths a ``tool_use`` block names (Claude Code's tools and the workbook's)."""
+    tool_input = block.get("input") or {}
+    return [tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str)]
+
+
+def user_texts(messages: list[Message]) -> list[str]:
+    """The text blocks of the user messages, oldest first (tool results are not user text)."""
+    return [b["text"] for m in messages if m["role"] == "user" for b in as_blocks(m["content"])
+            if b.get("type") == "text" and b.get("text")]
+
+
+def touched_files(messages: list[Message]) -> list[str]:
+    """Every path the assistant's tool calls named, first mention first."""
+    return list(dict.fromkeys(p for m in messages if m["role"] == "assistant"
+                              for b in as_blocks(m["content"]) if b.get("type") == "tool_use"
+                              for p in tool_paths(b)))
+
+
+@dataclass
+class Carry:
+    """One transformation that took messages out of the history, and what they held."""
+
+    turn: int
+    layers: list[str]
+    messages_removed: int
+    user_messages: int
+    files: list[str]
+    lost_user_messages: list[str]  # the first characters of each
+    lost_files: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def removed(before: list[Message], after: list[Message]) -> list[Message]:
+    """The messages of ``before`` that ``after`` no longer holds (same object or equal)."""
+    kept = {id(m) for m in after}
+    gone = [m for m in before if id(m) not in kept]
+    if gone:
+        old = {id(m) for m in before}
+        fresh = [m for m in after if id(m) not in old]
+        gone = [m for m in gone if m not in fresh]
+    return gone
+
+
+def what_to_carry(before: list[Message], after: list[Message], *, turn: int,
+                  layers: list[str]) -> Carry | None:
+    """What the messages ``after`` dropped from ``before`` held; None when none were dropped."""
+    gone = removed(before, after)
+    if not gone:
+        return None
+    seen = "\n".join(block_text(b) for m in after for b in as_blocks(m["content"])
+                     if b.get("type") != "image")
+    said = list(dict.fromkeys(user_texts(gone)))
+    files = touched_files(gone)
+    return Carry(turn, layers, len(gone), len(said), files,
+                 [t[:HEAD] for t in said if t not in seen], [f for f in files if f not in seen])

@@ -1,0 +1,70 @@
+"""Sizing a replayed request: the reference tokenizer, corrected by the log's own usage (§9.5).
+
+The log records, for most responses, the usage the API reported for the request that produced
+it — the ground truth, system prompt and tool definitions included, which the log does not
+hold. A layer changes only the messages. So a replayed request is sized as the messages the
+layer kept, counted with the reference tokenizer as the simulator counts them (3 framing
+tokens per message, the image rule, thinking of earlier turns dropped), plus the *overhead*:
+what the recorded usage shows beyond the recorded messages by that count — the system prompt,
+the tool definitions, and the gap between Claude's tokenizer and the reference one, which
+grows with the conversation. Where a response has no usage, the last overhead seen is kept
+(zero at first). Counts are cl100k_base, a stand-in for Claude's tokenizer
+(``ctxlab.tokens.CAVEAT``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
+
+from .blocks import as_blocks
+
+Message = dict[str, Any]
+THINKING = ("thinking", "redacted_thinking")
+
+
+def _turn_start(messages: list[Message]) -> int:
+    """The last user message holding more than tool results: thinking before it is dropped."""
+    for i in range(len(messages) - 1, -1, -1):
+        if messages[i]["role"] == "user" and any(
+                b.get("type") != "tool_result" for b in as_blocks(messages[i]["content"])):
+            return i
+    return 0
+
+
+def message_tokens(message: Message, *, drop_thinking: bool = False) -> int:
+    """Reference tokens of one message: framing plus its blocks (images by the image rule)."""
+    return MESSAGE_FRAMING + sum(block_tokens(b) for b in as_blocks(message["content"])
+                                 if not (drop_thinking and b.get("type") in THINKING))
+
+
+def count_messages(messages: list[Message], end: int | None = None) -> int:
+    """Reference tokens of ``messages[:end]`` as one request carrying all of ``messages``."""
+    start = _turn_start(messages)
+    return sum(message_tokens(m, drop_thinking=i < start)
+               for i, m in enumerate(messages[:end]))
+
+
+def usage_total(usage: dict[str, Any]) -> int:
+    """The whole input of a recorded request: uncached plus cache reads plus cache writes."""
+    return sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
+                                                 "cache_creation_input_tokens"))
+
+
+def canonical(message: Message) -> str:
+    """A message as comparable text; ``cache_control`` marks do not change what is cached."""
+    blocks = [{k: v for k, v in b.items() if k != "cache_control"}
+              for b in as_blocks(message["content"])]
+    return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
+
+
+def shared_prefix(previous: list[Message], current: list[Message]) -> int:
+    """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix)."""
+    n = 0
+    for old, new in zip(previous, current, strict=False):
+        if old is not new and canonical(old) != canonical(new):
+            break
+        n += 1
+    return n

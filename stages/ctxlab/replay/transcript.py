@@ -1,0 +1,118 @@
+"""Importing a Claude Code session log: the history plus a report of every repair (§9.2, §12.6).
+
+``load_transcript(path)`` reads the file leniently (``lines``), picks the conversation
+(``select``), rebuilds Messages API history (``builder``) and says what it had to do on the
+way: lines skipped, re-logged copies dropped, calls given a synthetic result, which compaction
+boundary it started from, how many responses carry the usage the API reported.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .builder import Builder, Recorded
+from .lines import TranscriptError, read_lines
+from .select import Boundary, select
+
+Messages = list[dict[str, Any]]
+
+
+@dataclass
+class ImportReport:
+    """What the import skipped, dropped and added (every count is of lines unless named)."""
+
+    file: str
+    lines: int
+    conversation_lines: int
+    comment_lines: int
+    broken_lines: list[int]
+    duplicates_dropped: int
+    orphan_results_dropped: int
+    blocks_dropped: int
+    client_messages_dropped: int
+    sidechain_dropped: int
+    summaries_dropped: int
+    synthetic_results: list[str]
+    placeholder_added: bool
+    boundaries: list[Boundary]
+    boundary_used: Boundary | None
+    usage_records: int
+    model: str | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: lists of line numbers and ids become counts plus the first few."""
+        data = asdict(self)
+        data["broken_lines"] = {"count": len(self.broken_lines), "first": self.broken_lines[:5]}
+        data["synthetic_results"] = {"count": len(self.synthetic_results),
+                                     "ids": self.synthetic_results[:5]}
+        return data
+
+
+def _notes(report: ImportReport) -> list[str]:
+    """The repairs a reader must know about, in words ("say so")."""
+    notes = []
+    if report.synthetic_results:
+        notes.append(f"{len(report.synthetic_results)} tool call(s) had no result in the log; "
+                     "each got a synthetic error result")
+    if report.placeholder_added:
+        notes.append("the log starts with an assistant message; a placeholder user message "
+                     "was put first (the API requires one)")
+    if report.boundary_used is not None:
+        notes.append(f"started at the compaction boundary on line {report.boundary_used.line} "
+                     f"(of {len(report.boundaries)}); pass whole_file to replay everything")
+    if report.broken_lines:
+        notes.append(f"{len(report.broken_lines)} line(s) were not valid JSON and were skipped")
+    return notes
+
+
+def _usage_known(recorded: Recorded) -> bool:
+    usage = recorded.usage or {}
+    return any(isinstance(usage.get(k), int) and usage[k] > 0
+               for k in ("input_tokens", "cache_read_input_tokens",
+                         "cache_creation_input_tokens"))
+
+
+@dataclass
+class Transcript:
+    """A session log as Messages API history, with what the log recorded per response."""
+
+    path: Path
+    messages: Messages
+    recorded: dict[int, Recorded]  # index of an assistant message → its model and usage
+    report: ImportReport
+
+    def usage(self, index: int) -> dict[str, Any] | None:
+        """The usage logged for the assistant message at ``index``, when it is real."""
+        recorded = self.recorded.get(index)
+        return recorded.usage if recorded is not None and _usage_known(recorded) else None
+
+
+def load_transcript(path: str | Path, *, whole_file: bool = False) -> Transcript:
+    """Import one session log; ``TranscriptError`` when it holds no conversation at all."""
+    path = Path(path)
+    read = read_lines(path)
+    chosen = select(read.entries, whole_file=whole_file)
+    builder = Builder()
+    for entry in chosen.entries:
+        builder.add(entry)
+    messages = builder.finish()
+    if not messages:
+        raise TranscriptError("holds no conversation: no Claude Code user or assistant entry "
+                              f"with a message in {read.lines} line(s)")
+    models = Counter(r.model for r in builder.recorded.values() if r.model)
+    report = ImportReport(
+        file=path.name, lines=read.lines, conversation_lines=len(chosen.entries),
+        comment_lines=read.comments, broken_lines=read.broken,
+        duplicates_dropped=builder.duplicates, orphan_results_dropped=builder.orphan_results,
+        blocks_dropped=builder.blocks_dropped, client_messages_dropped=builder.client_messages,
+        sidechain_dropped=chosen.sidechain_dropped, summaries_dropped=chosen.summaries_dropped,
+        synthetic_results=builder.synthetic_results, placeholder_added=builder.placeholder,
+        boundaries=chosen.boundaries, boundary_used=chosen.used,
+        usage_records=sum(_usage_known(r) for r in builder.recorded.values()),
+        model=models.most_common(1)[0][0] if models else None)
+    report.notes = _notes(report)
+    return Transcript(path, messages, builder.recorded, report)

@@ -1,0 +1,95 @@
+"""``ctxlab replay``: JSON and rich reports, a directory with a progress bar, one clear line per
+bad file, exit 2 only when nothing could be replayed (DESIGN §6)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ctxlab.cli import main
+from ctxlab.commands import replay_cmd
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
+
+
+def replay(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, Any, str]:
+    status = main(["replay", *argv, "--json"])
+    captured = capsys.readouterr()
+    return status, json.loads(captured.out) if captured.out else None, captured.err
+
+
+def test_a_directory_replays_every_log_with_a_progress_bar(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, int]] = []
+
+    def spy(items: Iterable[Path], description: str, **kwargs: Any) -> Iterator[Path]:
+        items = list(items)
+        seen.append((description, len(items)))
+        yield from items
+
+    monkeypatch.setattr(replay_cmd, "progress", spy)
+    status, report, _ = replay(capsys, str(FIXTURES), "--stage", "2", "--window", "400")
+    logs = sorted(FIXTURES.glob("*.jsonl"))
+    assert status == 0 and seen == [("replaying", len(logs))]
+    assert [r["file"] for r in report["replays"]] == [p.name for p in logs]
+    assert report["failed"] == []
+    for r in report["replays"]:
+        assert r["violations"] == 0 and r["stage"] == 2 and r["window"] == 400
+        assert r["messages"] > 0 and r["requests"] > 0
+    assert sum(r["layers"].get("truncate", {}).get("triggers", 0)
+               for r in report["replays"]) > 0
+
+
+def test_bad_files_get_one_line_each_and_the_rest_is_replayed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copy(FIXTURES / "resumed.jsonl", tmp_path / "good.jsonl")
+    (tmp_path / "binary.jsonl").write_bytes(b"\x00\x01\x02")
+    (tmp_path / "titles.jsonl").write_text('{"type": "summary", "summary": "x"}\n')
+    status, report, err = replay(capsys, str(tmp_path), "--stage", "3")
+    assert status == 0 and [r["file"] for r in report["replays"]] == ["good.jsonl"]
+    assert [f["file"] for f in report["failed"]] == ["binary.jsonl", "titles.jsonl"]
+    skipped = [line for line in err.splitlines() if line.startswith("skipped")]
+    assert len(skipped) == 2 and "binary" in skipped[0] and "no conversation" in skipped[1]
+
+
+def test_exit_two_when_nothing_could_be_replayed(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "only.jsonl").write_text("// nothing but a comment\n")
+    status, report, err = replay(capsys, str(tmp_path), "--stage", "2")
+    assert status == 2 and report == {"replays": [], "failed": [
+        {"file": "only.jsonl", "error": report["failed"][0]["error"]}]}
+    assert err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["missing-dir/", "--stage", "2"], "does not exist"),
+    ([str(FIXTURES / "dirty.jsonl"), "--stage", "2", "--set", "nonsense=1"], "does not take"),
+    ([str(FIXTURES / "dirty.jsonl"), "--model", "claude-nope"], "unknown model"),
+])
+def test_ordinary_mistakes_are_one_line(argv: list[str], says: str,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_one_file_gets_the_full_rich_report(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "split-interleaved.jsonl"
+    assert main(["replay", str(path), "--stage", "3", "--set", "per_result=2000"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for expected in ("split-interleaved.jsonl · stage 3", "What each layer did", "offload",
+                     "API rules: 7 checks, 0 violations", "written to disk: 1 files",
+                     "Estimated bill at claude-sonnet-4-5 prices"):
+        assert expected in out
+
+
+def test_a_window_can_be_written_in_thousands() -> None:
+    assert [replay_cmd.tokens(t) for t in ("60000", "60_000", "60k", "1,500")] == \
+        [60_000, 60_000, 60_000, 1_500]
+    with pytest.raises(Exception, match="positive number of tokens"):
+        replay_cmd.tokens("-5")
