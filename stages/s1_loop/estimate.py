@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s1_loop/estimate.py — edit it: this is your exercise.
+# Generated from solutions/s1_loop/estimate.py — your exercise: edit it.
 # `ctxlab workbook reset 1` regenerates it (your version is backed up first).
 """Exercise 1.2 — the naive token estimate: four characters per token (guide §9.5).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s1_loop/loop.py — edit it: this is your exercise.
+# Generated from solutions/s1_loop/loop.py — your exercise: edit it.
 # `ctxlab workbook reset 1` regenerates it (your version is backed up first).
 """Exercise 1.1 — the agent loop (guide §14 stage 1 steps 1–3, §1.2).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s1_loop/metrics.py — edit it: this is your exercise.
+# Generated from solutions/s1_loop/metrics.py — your exercise: edit it.
 # `ctxlab workbook reset 1` regenerates it (your version is backed up first).
 """Exercise 1.3 — how big was the request, according to the API? (guide §2, §14 stage 1 step 4)
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s2_truncate/cut.py — edit it: this is your exercise.
+# Generated from solutions/s2_truncate/cut.py — your exercise: edit it.
 # `ctxlab workbook reset 2` regenerates it (your version is backed up first).
 """Exercise 2.3 — where to cut: the fix for naive truncation (guide §14 stage 2, §9.2).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s2_truncate/rounds.py — edit it: this is your exercise.
+# Generated from solutions/s2_truncate/rounds.py — your exercise: edit it.
 # `ctxlab workbook reset 2` regenerates it (your version is backed up first).
 """Exercise 2.2 — API rounds: the units a history may be cut between (guide §9.2).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s2_truncate/thrash.py — edit it: this is your exercise.
+# Generated from solutions/s2_truncate/thrash.py — your exercise: edit it.
 # `ctxlab workbook reset 2` regenerates it (your version is backed up first).
 """Exercise 2.5 — the thrash metric (guide §12.2, §14 stage 2).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s2_truncate/truncate.py — edit it: this is your exercise.
+# Generated from solutions/s2_truncate/truncate.py — your exercise: edit it.
 # `ctxlab workbook reset 2` regenerates it (your version is backed up first).
 """Exercise 2.1 — naive truncation: drop the oldest messages (guide §14 stage 2, first step).
 

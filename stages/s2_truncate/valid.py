@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s2_truncate/valid.py — edit it: this is your exercise.
+# Generated from solutions/s2_truncate/valid.py — your exercise: edit it.
 # `ctxlab workbook reset 2` regenerates it (your version is backed up first).
 """Exercise 2.4 — ``assert_messages_valid``: catch a broken history before the API does
 (guide §14 stage 2, §9.2).

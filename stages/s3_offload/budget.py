@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s3_offload/budget.py — edit it: this is your exercise.
+# Generated from solutions/s3_offload/budget.py — your exercise: edit it.
 # `ctxlab workbook reset 3` regenerates it (your version is backed up first).
 """Exercise 3.3 — the two-level budget: per result and per message (§7.4, §2.4, §6.10).
 

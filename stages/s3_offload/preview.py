@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s3_offload/preview.py — edit it: this is your exercise.
+# Generated from solutions/s3_offload/preview.py — your exercise: edit it.
 # `ctxlab workbook reset 3` regenerates it (your version is backed up first).
 """Exercise 3.2 — what stays in the context: head, tail, length and the way back (§7.4, §3.2).
 

@@ -1,4 +1,4 @@
-# Workbook file generated from solutions/s3_offload/store.py — edit it: this is your exercise.
+# Generated from solutions/s3_offload/store.py — your exercise: edit it.
 # `ctxlab workbook reset 3` regenerates it (your version is backed up first).
 """Exercise 3.1 — writing an offloaded result to disk (guide §7.4, §14 stage 3 "details").
 

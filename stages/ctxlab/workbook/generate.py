@@ -17,7 +17,7 @@ from .layout import Stage
 
 BEGIN = re.compile(r"^(?P<indent>\s*)### BEGIN SOLUTION (?P<exercise>\d+\.\d+)\s*$")
 END = re.compile(r"^\s*### END SOLUTION\s*$")
-HEADER = ("# Workbook file generated from solutions/{rel} — edit it: this is your exercise.\n"
+HEADER = ("# Generated from solutions/{rel} — your exercise: edit it.\n"
           "# `ctxlab workbook reset {n}` regenerates it (your version is backed up first).\n")
 
 

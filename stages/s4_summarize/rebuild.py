@@ -1,0 +1,94 @@
+# Generated from solutions/s4_summarize/rebuild.py — your exercise: edit it.
+# `ctxlab workbook reset 4` regenerates it (your version is backed up first).
+"""Exercise 4.3 — after the summary, put the files back (guide §10.1–§10.4, §14 stage 4 "坑 3").
+
+The summary says "we were changing report_job.py" but not what the file holds now, so the
+agent would read it again. Files are state, not facts (§10.2): the summary keeps their paths,
+and the rebuild reads them again from the workspace — directly, never through the model — and
+attaches the current text to the summary message. A copy written into the summary would be a
+snapshot the model cannot tell from the truth once the file changes.
+
+Three nested budgets, because each alone leaves a hole (§10.3): at most 5 files, each at most
+5K tokens, 50K tokens in all. And a file whose modification time moved since the agent last
+saw it is flagged, so "this may have changed" is said out loud instead of assumed (§10.2).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ctxlab.tokens import count_text, encoding
+from ctxlab.tools import ToolError
+from ctxlab.tools.sandbox import resolve_inside
+
+Messages = list[dict[str, Any]]
+
+MAX_FILES = 5
+PER_FILE = 5_000
+TOTAL = 50_000
+ATTACHMENT_HEADER = "Files read again from the workspace after the compaction (current contents):"
+CHANGED_NOTE = ("Note: this file changed on disk after the agent last saw it; the text below is "
+                "its current content, not the one the conversation saw.")
+
+
+def _tool_uses(messages: Messages) -> list[dict[str, Any]]:
+    return [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_use"]
+
+
+def touched_paths(messages: Messages) -> list[str]:
+    """The ``path`` inputs of the tool calls in ``messages``, most recent first, no repeats."""
+    paths = [u["input"]["path"] for u in _tool_uses(messages)
+             if isinstance((u.get("input") or {}).get("path"), str)]
+    return list(dict.fromkeys(reversed(paths)))
+
+
+class FileLog:
+    """When the agent last saw each file: path → modification time (ns) after its last call.
+
+    ``record`` runs before every request, right after the previous calls ran, so the time it
+    stores is the one the agent's view of the file matches.
+    """
+
+    def __init__(self) -> None:
+        self.mtimes: dict[str, int] = {}
+        self._seen: set[str] = set()
+
+    def record(self, messages: Messages, root: Path) -> None:
+        """Note the modification time of each file named by a tool call not seen before."""
+        for use in _tool_uses(messages):
+            path = (use.get("input") or {}).get("path")
+            if use.get("id") in self._seen or not isinstance(path, str):
+                continue
+            self._seen.add(use.get("id", ""))
+            try:
+                self.mtimes[path] = resolve_inside(root.resolve(), path).stat().st_mtime_ns
+            except (ToolError, OSError):
+                continue
+
+
+def clip_tokens(text: str, budget: int) -> str:
+    """``text`` cut to at most ``budget`` tokens, with a line saying it was cut."""
+    tokens = encoding().encode(text, disallowed_special=())
+    if len(tokens) <= budget:
+        return text
+    note = f"\n[… clipped here: the file has {len(tokens):,} tokens; read it for the rest]"
+    return encoding().decode(tokens[:max(0, budget - count_text(note) - 1)]) + note
+
+
+def reattach_files(older: Messages, root: Path, mtimes: dict[str, int], *,
+                   max_files: int = MAX_FILES, per_file: int = PER_FILE,
+                   total: int = TOTAL) -> str:
+    """The attachment for the files touched in ``older``: '' when none could be attached.
+
+    Go through ``touched_paths(older)``, newest first, until ``max_files`` are attached. For
+    each: resolve it inside ``root`` with ``resolve_inside`` and read it as UTF-8, skipping it
+    on ``ToolError``, ``OSError`` or ``UnicodeDecodeError``; write it as
+    ``<file path="…">`` + newline + text + newline + ``</file>``, with ``CHANGED_NOTE`` as the
+    first line inside when ``path`` is in ``mtimes`` and its ``st_mtime_ns`` differs; clip the text
+    (``clip_tokens``) so that the whole block stays within ``per_file`` tokens; skip it when
+    it would take the blocks past ``total`` tokens. Join ``ATTACHMENT_HEADER`` and the blocks
+    with blank lines.
+    """
+    raise NotImplementedError("Exercise 4.3 — reattach_files(): see notebooks/04_summarize.ipynb")

@@ -1,0 +1,53 @@
+"""Constraints re-injected outside the compressible history (guide §12.3, §12.4).
+
+Which user sentence is a constraint is not for the context layer to judge: keep every text
+the user wrote, as it arrives, outside the history. After any compaction, a user text that
+is no longer visible word for word goes back into the first message as an attachment — so a
+lossy summary cannot make the agent forget "do not modify config.py". Between compactions
+nothing is added, so the cached prefix is not disturbed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ctxlab.tokens import block_text
+
+HEADER = "[Your earlier instructions, kept verbatim by the context layer:]"
+
+
+class UserTexts:
+    """Every user-written text seen so far, in order."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def remember(self, messages: list[dict[str, Any]]) -> None:
+        """Note the user texts of the newest message (and of the first, on the first call).
+
+        Only messages the loop appended are read: what the context layer itself writes
+        (summaries, notes, attachments) is never mistaken for something the user said.
+        """
+        for message in ([messages[0]] if not self.texts else []) + messages[-1:]:
+            if message["role"] != "user":
+                continue
+            content = message["content"]
+            for block in [content] if isinstance(content, str) else content:
+                text = block if isinstance(block, str) else (
+                    block.get("text", "") if block.get("type") == "text" else "")
+                if text and text not in self.texts:
+                    self.texts.append(text)
+
+    def reinject(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Put back, in the first message, every remembered text no longer visible."""
+        visible = "\n".join(block_text(b) if not isinstance(b, str) else b
+                            for m in messages for b in (
+                                [m["content"]] if isinstance(m["content"], str) else m["content"]))
+        missing = [t for t in self.texts if t not in visible]
+        if not missing or not messages:
+            return messages
+        first = messages[0]
+        content = first["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
+        attachment = {"type": "text", "text": HEADER + "\n" + "\n".join(missing)}
+        return [dict(first, content=blocks + [attachment])] + messages[1:]

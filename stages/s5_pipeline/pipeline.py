@@ -1,0 +1,142 @@
+# Generated from solutions/s5_pipeline/pipeline.py — your exercise: edit it.
+# `ctxlab workbook reset 5` regenerates it (your version is backed up first).
+"""Exercise 5.5 — the pipeline: cheap layers first, re-measure after each (§7.2, §7.3, ch8.1).
+
+L3 offload runs as results arrive (``admit``), so nothing is cleared before it is on disk.
+Before each request (``prepare``): measure; above the trigger, run snip, then microcompact,
+re-measuring after each and stopping as soon as the target is met; only if the cheap layers
+were not enough, the LLM summary. Each layer's real value is that the next one need not run
+(§7.3). Above the blocking mark only a local truncation may run, never a model call (§8.5).
+
+Cache-aware (§6.7–6.8): while the cache is warm, clearing waits for the trigger and then
+clears in one batch; once the cache is certainly cold (idle past the 5-minute TTL) the
+prefix must be written again anyway, so the cheap layers run down to the target right away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from s1_loop import reported_tokens
+from s2_truncate import assert_messages_valid, find_safe_cut
+from s3_offload import OffloadLayer
+
+from ctxlab import models
+from ctxlab.session import Session
+from ctxlab.tokens import block_text
+
+from .anchors import coverage
+from .constraints import UserTexts
+from .estimate import estimate_tokens
+from .ledger import Ledger
+from .microcompact import microcompact
+from .snip import snip
+from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
+from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
+
+Messages = list[dict[str, Any]]
+CACHE_TTL_S = 300.0
+Summarizer = Callable[[Messages, Session], Messages]
+
+
+class Pipeline:
+    """The stage-5 context layer."""
+
+    def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
+                 per_message: int = 200_000, keep_first: int = 3, keep_last: int = 47,
+                 keep_results: int = 3, target_share: float = 0.6,
+                 dynamic: str = "") -> None:
+        self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
+        self.summarize = summarize
+        self.keep = (keep_first, keep_last, keep_results)
+        self.target_share = target_share
+        self.dynamic = dynamic
+        self.user_texts = UserTexts()
+        self.ledger: Ledger | None = None
+        self.prefix: str | None = None
+        self.last_request_at: float | None = None
+        self.prefix_changes = 0
+        self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
+        self.ratio = 1.0  # reported / estimated, from the latest usage (§9.5)
+        self.sent: tuple[Any, int] | None = None  # (usage object seen, our estimate of it)
+
+    def _ledger(self, session: Session) -> Ledger:
+        if self.ledger is None:
+            self.ledger = Ledger(session.workspace)
+        return self.ledger
+
+    def admit(self, results: Messages, session: Session) -> Messages:
+        """L3: offload over-budget results; freeze each decision."""
+        admitted = self.offload.admit(results, session)
+        for before, after in zip(results, admitted, strict=True):
+            if after is not before:
+                self._ledger(session).record(after["tool_use_id"], after["content"], "offload")
+        return admitted
+
+    def _measure(self, messages: Messages, session: Session) -> int:
+        """The calibrated estimate, scaled by what the API reported last time (§9.5)."""
+        return round(estimate_tokens(messages, session.system, session.tools) * self.ratio)
+
+    def _calibrate(self, session: Session) -> None:
+        """Learn reported/estimated from the last request, once its usage is known."""
+        if self.sent is not None and session.last_usage is not None \
+                and session.last_usage is not self.sent[0]:
+            self.ratio = reported_tokens(session.last_usage) / max(self.sent[1], 1)
+
+    def _zones(self, session: Session) -> None:
+        """Sorted tools and a static/dynamic system prompt; check the prefix never moves."""
+        if self.prefix is None:
+            static = "\n".join(b.get("text", "") for b in session.system)
+            session.tools = zoned_tools(session.tools)
+            session.system = zoned_system(static, self.dynamic)
+        current = prefix_hash(session.tools, session.system)
+        if self.prefix is not None and current != self.prefix:
+            self.prefix_changes += 1
+        self.prefix = current
+
+    def prepare(self, messages: Messages, session: Session) -> Messages:
+        raise NotImplementedError("Exercise 5.5 — prepare(): see notebooks/05_pipeline.ipynb")
+
+    def _compact(self, messages: Messages, session: Session, size: int, limits: Thresholds,
+                 trigger: str) -> Messages:
+        keep_first, keep_last, keep_results = self.keep
+        snipped, dropped = snip(messages, keep_first, keep_last)
+        if dropped:
+            messages, size = self._step("snip", snipped, session, size, trigger)
+        if size > limits.target:
+            cleared, decisions = microcompact(messages, session.tool_names, keep_results)
+            for tool_use_id, content in decisions.items():
+                self._ledger(session).record(tool_use_id, content, "microcompact")
+            if decisions:
+                messages, size = self._step("microcompact", cleared, session, size, trigger)
+        if size > limits.compact_at:
+            summarized = self.summarize(messages, session)
+            if summarized is not messages:
+                self.summaries.append(self._quality(messages, summarized, session))
+            messages, size = self._step("summary", summarized, session, size, trigger)
+        return self.user_texts.reinject(messages)
+
+    def _quality(self, before: Messages, after: Messages, session: Session) -> dict[str, Any]:
+        """Anchor coverage of a summary (§12.5), logged next to the decisions."""
+        text = "\n".join(block_text(b) for m in after for b in (
+            [m["content"]] if isinstance(m["content"], str) else m["content"]))
+        report = coverage(before, text)
+        self._ledger(session).note("compact-quality", report)
+        return report
+
+    def _step(self, layer: str, messages: Messages, session: Session, before: int,
+              trigger: str) -> tuple[Messages, int]:
+        assert_messages_valid(messages)
+        after = self._measure(messages, session)
+        session.report(layer, before - after, trigger)
+        return messages, after
+
+    def _blocking(self, messages: Messages, session: Session, size: int,
+                  limits: Thresholds) -> Messages:
+        """Local, deterministic, no model call: keep the task and the newest rounds."""
+        cut = find_safe_cut(messages, limits.target,
+                            lambda m: estimate_tokens(m, session.system, session.tools))
+        kept, _ = self._step("blocking", messages[:1] + messages[cut:], session, size,
+                             f"{size:,} > blocking mark {limits.blocking_at:,}")
+        return self.user_texts.reinject(kept)

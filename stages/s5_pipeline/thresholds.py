@@ -1,0 +1,46 @@
+# Generated from solutions/s5_pipeline/thresholds.py — your exercise: edit it.
+# `ctxlab workbook reset 5` regenerates it (your version is backed up first).
+"""Exercise 5.1 — thresholds as absolute buffers, not percentages (guide §8).
+
+The trigger is the window minus what the compaction itself needs: room for the summary's
+output (20,000 tokens, the p99.99 of summary lengths, 17,387, rounded up, §8.1) and a buffer
+(13,000, §8.1). The completion buffer — room to finish the current turn plus a summary — is
+a *floor* under that margin, not a second subtraction (§8.4). Below everything sits the
+blocking tier: 3,000 tokens left and only a local truncation may run, never a model call (§8.5).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SUMMARY_RESERVE = 20_000
+BUFFER = 13_000
+BLOCKING_LEFT = 3_000
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Token counts at which the pipeline acts, for one window."""
+
+    window: int
+    compact_at: int  # run the pipeline above this
+    target: int  # the cheap layers stop as soon as the context is at or below this
+    blocking_at: int  # above this: local truncation only
+
+    @property
+    def compact_share(self) -> float:
+        return self.compact_at / self.window
+
+
+def thresholds(window: int, completion_buffer: int = 0, target_share: float = 0.6,
+               summary_reserve: int = SUMMARY_RESERVE) -> Thresholds:
+    """The thresholds for ``window``.
+
+    ``compact_at`` = window − max(summary_reserve + BUFFER, completion_buffer): the completion
+    buffer raises the margin only when it is the larger (a floor). A model whose maximum output
+    is below 20,000 passes its own maximum as ``summary_reserve`` (a structural fact from the
+    model table, §8.4 — never a per-model-name special case). ``target`` =
+    ``target_share`` × ``compact_at`` (hysteresis, so the next turn does not trigger again).
+    ``blocking_at`` = window − BLOCKING_LEFT.
+    """
+    raise NotImplementedError("Exercise 5.1 — thresholds(): see notebooks/05_pipeline.ipynb")

@@ -1,0 +1,44 @@
+"""A summarizer outage, with and without the circuit breaker (§9.4).
+
+The faults hit only summary requests (the ones sent with ``tool_choice: none``); the agent's own
+requests go through. With the breaker, three failed compactions open it and the run goes on
+with local truncation, calling no model; without it, every turn past the threshold calls the
+summarizer again.
+"""
+
+from __future__ import annotations
+
+from ctxlab import scenarios
+from ctxlab.brain import Brain
+from ctxlab.runner import RunResult, run
+from ctxlab.sim import Simulator
+
+
+def _outage(failures: int, *, breaker: bool) -> RunResult:
+    sim = Simulator(responder=Brain(scenarios.load("chat-heavy")))
+    sim.faults.add("empty", count=failures,
+                   when=lambda req: req.tool_choice.get("type") == "none")
+    return run(4, "chat-heavy", simulator=sim, layer_options={"breaker": breaker})
+
+
+def test_with_the_breaker_three_calls_then_local_truncation() -> None:
+    result = _outage(5, breaker=True)
+    assert result.summary.success, result.problems
+    assert result.summary.summary_calls == 3
+    assert result.summary.compactions_per_layer == {"truncate": 1}
+
+
+def test_without_it_every_turn_calls_again_until_the_outage_ends() -> None:
+    result = _outage(5, breaker=False)
+    assert result.summary.success, result.problems
+    assert result.summary.summary_calls == 6  # five empty answers, then a summary
+    assert result.summary.compactions_per_layer == {"summary": 1}
+
+
+def test_without_it_an_outage_that_lasts_ends_in_a_typed_error() -> None:
+    result = _outage(1_000, breaker=False)
+    assert not result.summary.success
+    assert result.summary.error is not None
+    assert result.summary.error["type"] == "invalid_request_error"
+    assert "prompt is too long" in result.summary.error["message"]
+    assert result.summary.summary_calls > 6

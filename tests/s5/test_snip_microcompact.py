@@ -1,0 +1,69 @@
+"""Exercises 5.2 and 5.3 — snip and microcompact (excerpt ch8.2, guide §7.5)."""
+
+from __future__ import annotations
+
+import pytest
+from s2_truncate import first_violation
+from s5_pipeline import microcompact, placeholder, snip
+
+
+def _history(rounds: int) -> list[dict]:
+    messages = [{"role": "user", "content": [{"type": "text", "text": "the task"}]}]
+    for n in range(rounds):
+        messages.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{n}", "name": "read_file", "input": {"path": f"{n}"}}]})
+        messages.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}", "content": f"body {n} " * 50}]})
+    return messages
+
+
+@pytest.mark.exercise("5.2")
+def test_snip_keeps_head_and_tail_at_round_boundaries() -> None:
+    messages = _history(40)  # 81 messages
+    kept, dropped = snip(messages, 3, 47)
+    assert dropped == len(messages) - len(kept)
+    assert kept[0] == messages[0] and kept[-47:] == messages[-47:]
+    assert first_violation(kept) is None
+    assert "earlier messages were snipped" in kept[2]["content"][-1]["text"]
+    assert messages[2]["content"][-1]["type"] == "tool_result"  # input not modified
+
+
+@pytest.mark.exercise("5.2")
+def test_snip_does_nothing_when_head_and_tail_meet() -> None:
+    messages = _history(20)  # 41 messages: 3 + 47 > 41
+    assert snip(messages, 3, 47) == (messages, 0)
+
+
+@pytest.mark.exercise("5.3")
+@pytest.mark.parametrize("tool, expected", [
+    ("read_file", "run the tool again"),
+    ("run_command", "run the tool again"),
+    ("edit_file", "rest of this result cleared"),
+    ("search_docs", "'search_docs' tool cleared"),
+])
+def test_three_tiers(tool: str, expected: str) -> None:
+    text = "x" * 1_000
+    cleared = placeholder(tool, text)
+    assert expected in cleared and len(cleared) < len(text)
+    if tool == "edit_file":
+        assert cleared.startswith("x" * 200)
+    if tool == "search_docs":
+        assert "1,000 characters" in cleared
+
+
+@pytest.mark.exercise("5.3")
+def test_an_offloaded_result_keeps_its_pointer() -> None:
+    preview = "head\n[... the full output is saved in .task_outputs/tool-results/t1.txt ...]\ntail"
+    assert ".task_outputs/tool-results/t1.txt" in placeholder("run_command", preview * 20)
+
+
+@pytest.mark.exercise("5.3")
+def test_microcompact_keeps_the_last_three_and_is_idempotent() -> None:
+    messages = _history(6)
+    names = {f"t{n}": "read_file" for n in range(6)}
+    cleared, decisions = microcompact(messages, names, keep=3)
+    assert sorted(decisions) == ["t0", "t1", "t2"]
+    assert [m["content"][0]["content"] for m in cleared[-5::2]] == \
+        [m["content"][0]["content"] for m in messages[-5::2]]
+    again, more = microcompact(cleared, names, keep=3)
+    assert again == cleared and more == {}
