@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ctxlab.telemetry import RunSummary, TurnRecord, tool_call
+from ctxlab.telemetry import RunSummary, TurnRecord, retrigger_after_compaction, tool_call
 
 READ_A = tool_call("read_file", {"path": "a.py"})
 READ_B = tool_call("read_file", {"path": "b.py"})
@@ -82,8 +82,8 @@ def test_repeats_with_changing_results_are_polling_not_thrash() -> None:
 def test_compactions_per_layer_freed_tokens_and_retrigger(summary) -> None:
     assert summary.compactions_per_layer == {"summary": 1, "snip": 1, "microcompact": 1}
     assert summary.tokens_freed_per_layer == {"summary": 5000, "snip": 800, "microcompact": 300}
-    # turn 5's two compactions follow turn 4's summary; turn 4's own has no predecessor
-    assert summary.retrigger_after_compaction == 2
+    # turn 5's pass (two layers, one pipeline run) follows turn 4's summary
+    assert summary.retrigger_after_compaction == 1
     assert summary.peak_occupancy == 0.62
 
 
@@ -103,3 +103,11 @@ def test_to_dict_is_flat_json_and_round_trips(summary) -> None:
     assert data["error"]["type"] == "overloaded_error"
     assert data["thrash_pathological"] is True
     assert RunSummary.from_dict(data) == summary
+
+
+def test_offloading_results_as_they_arrive_is_not_a_retrigger() -> None:
+    records = [rec(t, compactions=[event("offload", 900)]) for t in range(1, 6)]
+    assert retrigger_after_compaction(records) == 0
+    records.append(rec(6, compactions=[event("microcompact", 500)]))
+    records.append(rec(7, compactions=[event("summary", 5000)]))
+    assert retrigger_after_compaction(records) == 1

@@ -49,15 +49,19 @@ def longest_unchanged_run(records: Sequence[TurnRecord]) -> int:
     return longest
 
 
-def retrigger_after_compaction(records: Sequence[TurnRecord]) -> int:
-    """Compactions that fire on the turn right after another compaction (§12.6, §10.3).
+ADMISSION_LAYERS = frozenset({"offload"})
+"""Layers that act on each result as it arrives, not on context pressure: never a re-trigger."""
 
-    Several layers firing on the same turn is the tiered pipeline working, not a re-trigger.
+
+def retrigger_after_compaction(records: Sequence[TurnRecord]) -> int:
+    """Turns whose compaction follows a compaction on the turn before (§12.6, §10.3).
+
+    Several layers firing on the same turn is the tiered pipeline working, not a re-trigger;
+    offloading a big result as it arrives is not a compaction under pressure.
     """
-    per_turn = Counter[int]()
-    for record in records:
-        per_turn[record.turn] += len(record.compactions)
-    return sum(n for turn, n in per_turn.items() if per_turn[turn - 1] > 0)
+    pressured = {record.turn for record in records
+                 if any(e["layer"] not in ADMISSION_LAYERS for e in record.compactions)}
+    return sum(1 for turn in pressured if turn - 1 in pressured)
 
 
 @dataclass
