@@ -44,10 +44,14 @@ def _blocking_drill(tmp_root: Any) -> dict[str, Any]:
     sim = Simulator()
     session = Session(make_client(sim), MODEL, [{"type": "text", "text": "Be careful."}],
                       definitions(), tmp_root)
-    layer = load_stage(5).make_layer()
-    filler = "word " * 40_000
+    stage = load_stage(5)
+    layer = stage.make_layer()
+    filler = "word " * 8_000
     history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
-    for n in range(5):
+    limit = session.window - 1_000  # past the blocking mark (3,000 left), still a valid request
+    n = 0
+    while stage.estimate_tokens(history, session.system, session.tools) < limit:
+        n += 1
         history.append({"role": "assistant", "content": [
             {"type": "tool_use", "id": f"toolu_{n}", "name": "search_docs",
              "input": {"query": str(n)}}]})

@@ -1,0 +1,114 @@
+"""Exercise 5.5 — the pipeline end to end (guide §7.2, §6, §8, §12.3; excerpt ch8)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from s5_pipeline import Pipeline
+
+from ctxlab.brain import simulator_for
+from ctxlab.runner import run
+from ctxlab.session import Session
+from ctxlab.sim import Simulator, make_client
+from ctxlab.tools import definitions
+
+pytestmark = pytest.mark.exercise("5.5")
+
+
+def _recording(scenario: str) -> tuple[Simulator, list[dict[str, Any]]]:
+    sim = simulator_for(scenario)
+    bodies: list[dict[str, Any]] = []
+    handle = sim.handle
+
+    def record(method: str, path: str, headers: dict[str, str], body: bytes) -> Any:
+        bodies.append(json.loads(body))
+        return handle(method, path, headers, body)
+
+    sim.handle = record  # type: ignore[method-assign]
+    return sim, bodies
+
+
+def test_long_task_keeps_a_warm_cache_and_a_byte_identical_prefix() -> None:
+    sim, bodies = _recording("long-task")
+    result = run(5, "long-task", simulator=sim)
+    assert result.summary.success, result.problems
+    assert result.summary.cache_read_share >= 0.8
+    assert result.layer.prefix_changes == 0
+    prefixes = {json.dumps([b["tools"], b["system"][0]], sort_keys=True) for b in bodies}
+    assert len(prefixes) == 1  # tools and the static system zone never moved
+    for body in bodies:
+        names = [t["name"] for t in body["tools"]]
+        assert names == sorted(names)
+        marks = [b for m in body["messages"] for b in m["content"] if "cache_control" in b]
+        assert len(marks) == 1 and "cache_control" in body["messages"][-1]["content"][-1]
+
+
+def test_medium_results_are_handled_without_a_summary() -> None:
+    result = run(5, "medium-results")
+    assert result.summary.success, result.problems
+    assert result.summary.summary_calls == 0
+    assert result.summary.compactions_per_layer.get("microcompact", 0) > 0
+
+
+def test_a_lossy_summary_cannot_lose_the_turn_one_constraint() -> None:
+    result = run(5, "constraint", model="ctxlab-sim-32k",
+                 layer_options={"summary": {"template": "free-form"}})
+    assert result.summary.summary_calls > 0
+    assert result.summary.success, result.problems  # config.py untouched, checks pass
+    assert any(s["warn"] for s in result.layer.summaries)  # and the summary was poor (§12.5)
+
+
+def _session(tmp_path, sim: Simulator) -> Session:
+    return Session(make_client(sim), "claude-haiku-4-5", [{"type": "text", "text": "Be careful."}],
+                   definitions(), tmp_path, now=lambda: sim.clock.now)
+
+
+def _history(rounds: int, size: int) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
+    for n in range(rounds):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
+             "input": {"command": f"make {n}"}}]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": f"{n} " * size}]})
+    return history
+
+
+def _layer() -> Pipeline:
+    return Pipeline(summarize=lambda messages, session: messages)
+
+
+def test_a_resumed_session_sends_the_same_bytes(tmp_path) -> None:
+    sim = Simulator()
+    history = _history(11, 15_000)  # past the trigger, below the blocking mark
+    first = _layer()
+    sent = first.prepare(history, _session(tmp_path, sim))
+    assert first.ledger is not None and first.ledger.decisions
+    resumed = _layer()  # a new process: only the session log on disk survives
+    assert resumed.prepare(history, _session(tmp_path, sim)) == sent
+
+
+def test_cache_aware_clearing_waits_while_warm_and_acts_once_cold(tmp_path) -> None:
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = _layer()
+    history = _history(8, 15_000)  # above the target, below the trigger
+    layer.prepare(history, session)
+    assert session.events == []  # warm (first request): nothing is cleared
+    sim.clock.advance(301)  # idle past the 5-minute TTL: the cache is certainly cold
+    layer.prepare(history, session)
+    assert [e["layer"] for e in session.events] == ["microcompact"]
+    assert session.events[0]["trigger"] == "cache cold"
+
+
+def test_the_blocking_tier_never_calls_a_model(tmp_path) -> None:
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    calls: list[Any] = []
+    layer = Pipeline(summarize=lambda messages, s: calls.append(1) or messages)
+    kept = layer.prepare(_history(60, 16_000), session)
+    assert [e["layer"] for e in session.events] == ["blocking"]
+    assert calls == [] and sim.calls == []
+    assert len(kept) < 121
