@@ -15,7 +15,8 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/ctxlab demo
-	$(BIN)/ctxlab run --scenario long-task
+	$(BIN)/ctxlab run --stage 5 --scenario long-task
+	$(BIN)/ctxlab compare --scenario long-task
 
 test: $(STAMP)
 	$(BIN)/ruff check .

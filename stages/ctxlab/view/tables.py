@@ -91,8 +91,11 @@ def summary_table(summaries: RunSummary | Sequence[RunSummary], *,
     table = Table(title=title, caption=f"tokens per task = every input and output token of "
                   f"every call, summaries included (§12.1). {CAVEAT}", caption_justify="left")
     table.add_column("metric")
+    one_task = len({run.scenario for run in runs}) == 1
     for run in runs:
-        table.add_column(escape(f"stage {run.stage}\n{run.scenario}"), justify="right")
+        label = "keep all" if run.stage == "keep-everything" else f"stage {run.stage}"
+        header = label if one_task else f"{label}\n{run.scenario}"
+        table.add_column(escape(header), justify="right", overflow="fold")
     cheapest = min((r.tokens_per_task for r in runs), default=0)
     for name, cell in ROWS:
         values = [cell(r) for r in runs]
