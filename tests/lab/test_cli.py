@@ -72,3 +72,26 @@ def test_hints_advance_one_level_per_call(tmp_path, monkeypatch: pytest.MonkeyPa
         out = capsys.readouterr().out
         levels.append(next(n for n in (1, 2, 3) if f"hint {n}/3" in out))
     assert levels == [1, 2, 3, 3]
+
+
+def test_serving_a_scenario_answers_as_its_agent_over_http() -> None:
+    import anthropic
+
+    from ctxlab.brain import simulator_for
+    from ctxlab.scenarios import load, opening
+    from ctxlab.sim.server import SimServer
+    from ctxlab.tools import definitions
+
+    server = SimServer(simulator_for("bugfix-small"))
+    server.start()
+    try:
+        client = anthropic.Anthropic(base_url=server.url, api_key="any", max_retries=0)
+        reply = client.messages.create(model="ctxlab-sim-32k", max_tokens=1024,
+                                       tools=definitions(),
+                                       messages=[opening(load("bugfix-small"))])
+    finally:
+        server.shutdown()
+        server.server_close()
+    uses = [b for b in reply.content if b.type == "tool_use"]
+    assert reply.stop_reason == "tool_use"
+    assert [(u.name, u.input) for u in uses] == [("run_command", {"command": "python3 check.py"})]

@@ -112,3 +112,22 @@ def test_the_blocking_tier_never_calls_a_model(tmp_path) -> None:
     assert [e["layer"] for e in session.events] == ["blocking"]
     assert calls == [] and sim.calls == []
     assert len(kept) < 121
+
+
+def test_a_setting_changed_mid_session_only_affects_new_results(tmp_path) -> None:
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = _layer()
+    big = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "a" * 40_000}]
+    session.tool_names.update(toolu_a="run_command", toolu_b="run_command")
+    kept = layer.admit(big, session)
+    assert kept[0]["content"] == "a" * 40_000  # under the 50K budget: stays whole
+    layer.offload.per_result = 10_000  # the learner lowers the budget mid-session
+    history = [{"role": "user", "content": "task"},
+               {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a",
+                                                  "name": "run_command", "input": {}}]},
+               {"role": "user", "content": kept}]
+    assert layer.prepare(history, session)[2]["content"][0]["content"] == "a" * 40_000
+    newer = layer.admit([{"type": "tool_result", "tool_use_id": "toolu_b",
+                          "content": "b" * 40_000}], session)
+    assert ".task_outputs/tool-results/toolu_b.txt" in newer[0]["content"]
