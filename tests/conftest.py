@@ -1,3 +1,2 @@
-"""Test-suite root: the workbook plugin (--impl, --stage, --chain, exercise/pitfall marks)."""
-
-pytest_plugins = ["ctxlab.workbook.pytest_plugin"]
+"""Test-suite root. The workbook plugin (``--impl``, ``--stage``, ``--chain``, exercise and
+pitfall marks) is loaded for every run by ``addopts`` in pyproject.toml."""

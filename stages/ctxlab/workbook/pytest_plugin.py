@@ -1,6 +1,7 @@
 """The workbook's pytest plugin: ``--impl``, ``--stage``, ``--chain``, exercise and pitfall marks.
 
-- ``--impl solutions|stages`` picks the implementation (default ``solutions``: a clone is green).
+- ``--impl solutions|stages`` picks the implementation (default ``solutions``: a clone is green);
+  with ``stages`` only the graded tests run (``tests/sN/`` and the pitfall ladder).
 - ``--stage N`` grades one stage: only its tests run; with ``--impl stages`` the other stages
   come from ``solutions/`` unless ``--chain mine``.
 - ``@pytest.mark.exercise("2.3")`` ties a test to an exercise (``ctxlab grade`` groups by it).
@@ -51,20 +52,29 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def stage_of(item: pytest.Item) -> int | None:
-    """The stage a test is about: its ``stage`` parameter, else its ``tests/sN/`` folder."""
-    params = getattr(item, "callspec", None)
-    if params is not None and isinstance(params.params.get("stage"), int):
-        return params.params["stage"]
+    """The stage a graded test is about: its ``tests/sN/`` folder, or, for a pitfall test, its
+    ``stage`` parameter. Lab-bench, meta and notebook tests belong to no stage."""
     match = _STAGE_DIR.search(Path(str(item.fspath)).as_posix())
-    return int(match.group(1)) if match else None
+    if match:
+        return int(match.group(1))
+    params = getattr(item, "callspec", None)
+    if params is not None and item.get_closest_marker("pitfall") is not None:
+        stage = params.params.get("stage")
+        return stage if isinstance(stage, int) else None
+    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     graded = config.getoption("stage")
+    mine = config.getoption("impl") == "stages"
     for item in items:
         stage = stage_of(item)
         if graded is not None and stage != graded:
             item.add_marker(pytest.mark.skip(reason=f"grading stage {graded} only"))
+            continue
+        if mine and stage is None:
+            item.add_marker(pytest.mark.skip(
+                reason="a lab-bench test, independent of your work: run it without --impl"))
             continue
         mark = item.get_closest_marker("pitfall")
         if mark is None:
