@@ -111,3 +111,12 @@ def test_offloading_results_as_they_arrive_is_not_a_retrigger() -> None:
     records.append(rec(6, compactions=[event("microcompact", 500)]))
     records.append(rec(7, compactions=[event("summary", 5000)]))
     assert retrigger_after_compaction(records) == 1
+
+
+def test_consecutive_failures_is_the_longest_streak() -> None:
+    from ctxlab.telemetry.summary import consecutive_failures
+
+    bad = {"type": "overloaded_error", "message": "Overloaded"}
+    records = [rec(1), rec(2, error=bad), rec(3, error=bad), rec(4), rec(5, error=bad)]
+    assert consecutive_failures(records) == 2
+    assert consecutive_failures([rec(1)]) == 0

@@ -64,6 +64,15 @@ def retrigger_after_compaction(records: Sequence[TurnRecord]) -> int:
     return sum(1 for turn in pressured if turn - 1 in pressured)
 
 
+def consecutive_failures(records: Sequence[TurnRecord]) -> int:
+    """The longest streak of failed calls in a row: what a circuit breaker watches (§9.4)."""
+    longest = streak = 0
+    for record in records:
+        streak = streak + 1 if record.error is not None else 0
+        longest = max(longest, streak)
+    return longest
+
+
 @dataclass
 class RunSummary:
     """The facts and metrics of one run, as ``ctxlab compare`` lines them up (§12.6)."""
@@ -82,6 +91,7 @@ class RunSummary:
     compactions_per_layer: dict[str, int] = field(default_factory=dict)
     tokens_freed_per_layer: dict[str, int] = field(default_factory=dict)
     failures: int = 0
+    consecutive_failures: int = 0
     retrigger_after_compaction: int = 0
     summary_calls: int = 0
 
@@ -117,6 +127,7 @@ class RunSummary:
             compactions_per_layer=dict(per_layer),
             tokens_freed_per_layer=dict(freed),
             failures=sum(r.error is not None for r in records),
+            consecutive_failures=consecutive_failures(records),
             retrigger_after_compaction=retrigger_after_compaction(records),
             summary_calls=sum(r.kind == "summary" for r in records),
         )

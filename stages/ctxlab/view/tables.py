@@ -81,6 +81,7 @@ ROWS: tuple[tuple[str, Callable[[RunSummary], str]], ...] = (
     ("re-trigger after compaction", lambda s: str(s.retrigger_after_compaction)),
     ("summary calls", lambda s: str(s.summary_calls)),
     ("failed calls", lambda s: str(s.failures)),
+    ("most failures in a row", lambda s: str(s.consecutive_failures)),
 )
 
 
