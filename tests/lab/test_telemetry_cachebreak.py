@@ -31,3 +31,9 @@ def test_three_causes_are_told_apart() -> None:
     found = {b["turn"]: (b["cause"], b["alert"]) for b in cache_breaks(records)}
     assert found == {2: ("prefix changed (our bug)", True), 4: ("ttl expiry (idle)", False),
                      5: ("compaction (expected)", False)}
+
+
+def test_offloading_new_results_does_not_explain_a_break() -> None:
+    offload = [{"layer": "offload", "tokens_freed": 900, "trigger": "x"}]
+    records = [_record(1, 0, 5_000, 1), _record(2, 0, 5_400, 2, offload)]
+    assert [b["cause"] for b in cache_breaks(records)] == ["prefix changed (our bug)"]

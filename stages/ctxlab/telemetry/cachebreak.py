@@ -11,9 +11,15 @@ from __future__ import annotations
 from typing import Any
 
 from .record import TurnRecord
+from .summary import ADMISSION_LAYERS
 
 TTL_S = 300.0
 DROP = 0.5  # a read below half of what the previous call cached counts as a break
+
+
+def _compacted(record: TurnRecord) -> bool:
+    """A layer rewrote the history (offloading new results leaves the prefix alone)."""
+    return any(e["layer"] not in ADMISSION_LAYERS for e in record.compactions)
 
 
 def cache_breaks(records: list[TurnRecord], *, ttl_s: float = TTL_S) -> list[dict[str, Any]]:
@@ -24,7 +30,7 @@ def cache_breaks(records: list[TurnRecord], *, ttl_s: float = TTL_S) -> list[dic
         expected = before.cache_read_tokens + before.cache_write_tokens
         if expected == 0 or after.cache_read_tokens >= DROP * expected:
             continue
-        if after.compactions or before.compactions:
+        if _compacted(after) or _compacted(before):
             cause, alert = "compaction (expected)", False
         elif after.clock - before.clock > ttl_s:
             cause, alert = "ttl expiry (idle)", False
