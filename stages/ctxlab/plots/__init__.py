@@ -13,8 +13,19 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
 - ``RerunPanel``: a slider, a dropdown and a button that rerun a stage and redraw.
 - ``outline``: a history as a table, one row per message, with its API rounds (§9.2).
 - ``run_recorded``: a run plus every tool call with its result, for ``thrash_report``.
+- ``plot_offloads`` / ``plot_refetch``: what stage 3 put on disk, and re-reads against
+  recovery reads (§3.2, §7.4).
+- ``plot_layers`` / ``plot_thresholds``: which layer fired when and what it freed; where the
+  thresholds sit on different windows (§7.2, §8.1, §12.6).
+- ``plot_cache``: cache read, write and uncached per call, with cache-break attribution;
+  ``prefix_reuse`` / ``plot_prefix_reuse``: how much of each request repeats the last one
+  (§6, §12.6).
+- ``plot_bill``: the total bill of ``ctxlab.report.compare`` (§12.1, §14 stage 5).
+- ``OptionsPanel``: any stage's options under sliders; rerun and redraw.
 """
 
+from .bill import bill_label, plot_bill
+from .cache import CacheSeries, Reuse, cache_series, plot_cache, plot_prefix_reuse, prefix_reuse
 from .calls import Call, CallRecorder, calls_from_views, run_recorded
 from .composition import (
     KINDS,
@@ -27,12 +38,26 @@ from .context import ContextSeries, context_series, plot_context
 from .controls import RerunPanel
 from .estimate import chars_per_token, estimate_errors, plot_chars_per_token, plot_estimate_error
 from .history import describe_block, outline
+from .layers import (
+    LAYER_COLORS,
+    LayerEvent,
+    layer_events,
+    layer_totals,
+    plot_layers,
+    plot_thresholds,
+)
+from .offload import Offloaded, offloaded, plot_offloads, plot_refetch, recovery_reads
+from .panel import Knob, OptionsPanel, model_knob
 from .thrash import ThrashSeries, plot_thrash, thrash_series
 
 __all__ = [
-    "KINDS", "Call", "CallRecorder", "ContextSeries", "RerunPanel", "ThrashSeries",
-    "calls_from_views", "chars_per_token", "composition", "composition_by_turn",
-    "context_series", "describe_block", "estimate_errors", "outline", "plot_chars_per_token",
-    "plot_composition", "plot_composition_over_turns", "plot_context", "plot_estimate_error",
-    "plot_thrash", "run_recorded", "thrash_series",
+    "KINDS", "LAYER_COLORS", "CacheSeries", "Call", "CallRecorder", "ContextSeries", "Knob",
+    "LayerEvent", "Offloaded", "OptionsPanel", "RerunPanel", "Reuse", "ThrashSeries",
+    "bill_label", "cache_series", "calls_from_views", "chars_per_token", "composition",
+    "composition_by_turn", "context_series", "describe_block", "estimate_errors",
+    "layer_events", "layer_totals", "model_knob", "offloaded", "outline",
+    "plot_bill", "plot_cache", "plot_chars_per_token", "plot_composition",
+    "plot_composition_over_turns", "plot_context", "plot_estimate_error", "plot_layers",
+    "plot_offloads", "plot_prefix_reuse", "plot_refetch", "plot_thrash", "plot_thresholds",
+    "prefix_reuse", "recovery_reads", "run_recorded", "thrash_series",
 ]
