@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lab lint clean
+.PHONY: demo test reliability lab lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -21,6 +21,9 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
+	CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
 
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,lab]'

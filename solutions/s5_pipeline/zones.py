@@ -42,21 +42,30 @@ def zoned_system(static: str, dynamic: str) -> list[dict[str, Any]]:
 
 def mark_newest(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Exactly one message breakpoint, on the last non-empty text or other cacheable block of
-    the last message; every other message breakpoint removed. Returns new message dicts."""
+    the last message; every other message breakpoint removed. Returns a new list; the input is
+    never modified. A message that needs no change is passed on as it is, not copied: this runs
+    before every request, so its work must not grow with every message of the session (§14)."""
     ### BEGIN SOLUTION 5.4
     out = []
     for message in messages:
         content = message["content"]
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
+        elif not any("cache_control" in b for b in content):
+            out.append(message)  # nothing to strip: share it
+            continue
         out.append(dict(message, content=[{k: v for k, v in b.items() if k != "cache_control"}
                                           for b in content]))
-    for block in reversed(out[-1]["content"] if out else []):
+    if not out:
+        return out
+    newest = [dict(b) for b in out[-1]["content"]]  # the breakpoint goes on copies
+    for block in reversed(newest):
         cacheable = block.get("type") not in ("thinking", "redacted_thinking") and not (
             block.get("type") == "text" and not block.get("text"))
         if cacheable:
             block["cache_control"] = dict(MOVING)
             break
+    out[-1] = dict(out[-1], content=newest)
     return out
     ### END SOLUTION
 

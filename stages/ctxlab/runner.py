@@ -5,22 +5,31 @@ The runner sets the bench up — a fresh workspace, the simulated agent behind t
 stage 1's loop with the chosen stage's context layer, records one ``TurnRecord`` per model call
 and checks the task for real in the workspace at the end. ``stage=None`` runs with no context
 layer at all ("keep everything"), for the total bill's baseline.
+
+Along the way it keeps every block that entered the context (``ctxlab.loss``: the loss
+manifest on ``RunResult.loss``). With ``workspace=DIR`` the workspace is kept after the run and
+each request's history is journaled in it (``ctxlab.journal``), so ``resume=True`` can continue
+a killed run there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import anthropic
 
 from . import scenarios
 from .brain import Brain
+from .journal import Journal, resume_point
+from .loss import LossManifest, Tracker
 from .session import Session
 from .sim import Simulator, make_client
 from .telemetry import (
@@ -32,7 +41,7 @@ from .telemetry import (
     record_from_usage,
     tool_call,
 )
-from .tools import ToolBox, ToolOutput, definitions
+from .tools import LIVE_ALLOWED_PROGRAMS, ToolBox, ToolOutput, definitions, to_tool_result
 from .workbook.layout import stage as stage_info
 
 SYSTEM = ("You are a careful coding agent working in a small repository. Use the tools to "
@@ -51,6 +60,8 @@ class RunResult:
     problems: tuple[str, ...] = ()
     simulator: Simulator | None = field(default=None, repr=False)
     layer: Any = field(default=None, repr=False)  # the stage's context layer, for inspection
+    loss: LossManifest | None = field(default=None, repr=False)  # where removed blocks went
+    original: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every block
 
 
 def load_stage(number: int) -> ModuleType:
@@ -59,20 +70,54 @@ def load_stage(number: int) -> ModuleType:
 
 
 class _MeteredToolBox(ToolBox):
-    """A ToolBox that remembers each call's result, to flag repeats with unchanged results."""
+    """A ToolBox that remembers each call's result, to flag repeats with unchanged results,
+    and hands each result, as the tool returned it, to the loss tracker."""
 
-    def __init__(self, *args: Any, on_repeat: Callable[[], None], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, on_repeat: Callable[[], None], tracker: Tracker,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.seen: dict[tuple[str, str], str] = {}
         self.on_repeat = on_repeat
+        self.tracker = tracker
+        self.pending: list[tuple[str, str, Any]] = []  # (id, name, input) of the last response
 
-    def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutput:
+    def run(self, name: str, tool_input: Mapping[str, Any]) -> ToolOutput:
         output = super().run(name, tool_input)
         key = (name, input_hash(tool_input))
         if self.seen.get(key) == output.content:  # §12.2: same call, same result
             self.on_repeat()
         self.seen[key] = output.content
+        match = next((p for p in self.pending if p[1:] == (name, tool_input)), None)
+        if match is not None:
+            self.pending.remove(match)
+            self.tracker.result(to_tool_result(match[0], output))
         return output
+
+
+class _TrackedFollowUps(scenarios.FollowUps):
+    """The scenario's follow-ups, each released one also handed to the loss tracker."""
+
+    def __init__(self, plan: scenarios.Scenario, tracker: Tracker) -> None:
+        super().__init__(plan)
+        self.tracker = tracker
+
+    def after(self, calls: Iterable[tuple[str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+        blocks = super().after(calls)
+        if blocks:
+            self.tracker.user(blocks)
+        return blocks
+
+
+def _workspace(plan: scenarios.Scenario, target: str | os.PathLike[str] | None,
+               resume: bool) -> contextlib.AbstractContextManager[Any]:
+    """A fresh copy deleted after the run; a kept one in ``target``; or ``target`` itself."""
+    if target is None:
+        if resume:
+            raise ValueError("resume=True needs the workspace of the run to resume")
+        return scenarios.open_workspace(plan)
+    if resume:
+        return contextlib.nullcontext(SimpleNamespace(root=Path(target).resolve()))
+    return contextlib.nullcontext(scenarios.open_workspace(plan, target))
 
 
 def _client(sim: Simulator, live: bool) -> anthropic.Anthropic:
@@ -88,8 +133,16 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         max_turns: int | None = None, live: bool = False,
         on_record: Callable[[TurnRecord], None] | None = None,
         layer_options: dict[str, Any] | None = None, brain_options: dict[str, Any] | None = None,
-        simulator: Simulator | None = None) -> RunResult:
-    """Run ``stage`` (1–5, or None for no context layer) on ``scenario``."""
+        simulator: Simulator | None = None, workspace: str | os.PathLike[str] | None = None,
+        resume: bool = False,
+        confirm_command: Callable[[list[str]], bool] | None = None) -> RunResult:
+    """Run ``stage`` (1–5, or None for no context layer) on ``scenario``.
+
+    ``workspace``: run in this folder (missing or empty) and keep it afterwards. ``resume``:
+    continue the run whose workspace (and journal) ``workspace`` is, with a new layer.
+    ``live``: a real model picks the commands, so ``run_command`` runs only the programs of
+    ``LIVE_ALLOWED_PROGRAMS``, and any other only when ``confirm_command(argv)`` agrees.
+    """
     plan = scenarios.load(scenario)
     model = model or plan.model
     first = load_stage(1)
@@ -103,6 +156,17 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                 error: BaseException | None) -> None:
         nonlocal turn
         turn += kind == "agent"
+        tracker.events(session.events)
+        if kind == "agent":
+            if journal is not None:
+                journal.sent(sent)
+            tracker.sent(sent)
+        if response is not None:
+            content = [b.model_dump(exclude_none=True) for b in response.content]
+            tracker.reply(kind, content)
+            if kind == "agent":
+                toolbox.pending = [(b["id"], b["name"], b["input"]) for b in content
+                                   if b["type"] == "tool_use"]
         calls = [tool_call(b.name, b.input) for b in getattr(response, "content", [])
                  if b.type == "tool_use"]
         record = record_from_usage(
@@ -120,20 +184,38 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         records[-1].thrash = True
 
     error: ErrorInfo | None = None
-    with scenarios.open_workspace(plan) as workspace:
+    with _workspace(plan, workspace, resume) as folder:
         session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
-                          definitions(), workspace.root, observer=observe,
+                          definitions(), folder.root, observer=observe,
                           now=time.monotonic if live else lambda: sim.clock.now)
-        messages = [scenarios.opening(plan)]
-        toolbox = _MeteredToolBox(workspace, on_repeat=flag_repeat)
+        journal = Journal(folder.root) if workspace is not None else None  # kept: resumable
+        if resume and journal is not None:
+            point = resume_point(folder.root)
+            messages = point.history
+            journal.start_from(messages)
+            session.tool_names.update(point.tool_names)
+        else:
+            messages = [scenarios.opening(plan)]
+        tracker = Tracker(messages)
+        follow_ups = _TrackedFollowUps(plan, tracker)
+        if resume:  # what was released before the crash is already in the history
+            scenarios.FollowUps.after(follow_ups, point.calls)
+        toolbox = _MeteredToolBox(folder.root, on_repeat=flag_repeat, tracker=tracker,
+                                  allowed=LIVE_ALLOWED_PROGRAMS if live else None,
+                                  confirm=confirm_command)
         try:
             messages = first.run_loop(session, messages, toolbox, layer=layer,
-                            follow_ups=scenarios.FollowUps(plan),
+                            follow_ups=follow_ups,
                             max_turns=max_turns or 3 * len(plan.steps) + 20)
         except anthropic.APIError as failure:
             error = error_info(failure)
-        outcome = scenarios.check(plan, workspace.root)
+        finally:
+            if journal is not None:
+                journal.close()
+        manifest = tracker.manifest(tracker.last_sent if error else messages, folder.root)
+        outcome = scenarios.check(plan, folder.root)
     summary = RunSummary.from_records(records, stage=stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,
                                       error=error)
-    return RunResult(summary, records, messages, outcome.problems, sim, layer)
+    return RunResult(summary, records, messages, outcome.problems, sim, layer, manifest,
+                     tracker.original)

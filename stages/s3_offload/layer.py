@@ -1,8 +1,9 @@
 """The stage-3 context layer: offload big results as they arrive (§14 stage 3).
 
 Only ``admit`` does anything: each new batch of tool results is measured against the two
-budgets, and the chosen results are written to disk and replaced by their preview. The
-history itself is never cut — which is why a task of many small turns still overflows here.
+budgets, and the chosen results are written to disk and replaced by their preview (a result's
+images stay beside the preview: the offloaded file holds text only). The history itself is
+never cut — which is why a task of many small turns still overflows here.
 """
 
 from __future__ import annotations
@@ -48,10 +49,21 @@ class OffloadLayer:
                 admitted.append(block)
                 continue
             text = result_text(block)
-            offload(session.workspace, block["tool_use_id"], text)
+            try:
+                offload(session.workspace, block["tool_use_id"], text)
+            except ValueError:  # an id that cannot be a file name: the result stays as it is
+                admitted.append(block)
+                continue
             path = (OFFLOAD_DIR / f"{block['tool_use_id']}.txt").as_posix()
             preview = make_preview(text, path)
             session.report("offload", count_text(text) - count_text(preview),
                            f"{len(text):,} characters over budget")
-            admitted.append(dict(block, content=preview))
+            admitted.append(dict(block, content=_with_images(block, preview)))
         return admitted
+
+
+def _with_images(block: dict[str, Any], preview: str) -> str | Blocks:
+    """The preview, plus the result's images: a text file cannot hold them, so they stay."""
+    content = block.get("content")
+    images = [b for b in content if b.get("type") == "image"] if isinstance(content, list) else []
+    return [{"type": "text", "text": preview}, *images] if images else preview

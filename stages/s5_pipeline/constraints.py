@@ -13,14 +13,28 @@ from typing import Any
 
 from ctxlab.tokens import block_text
 
+from .ledger import Ledger
+
 HEADER = "[Your earlier instructions, kept verbatim by the context layer:]"
+LOG_NAME = "user-texts"
 
 
 class UserTexts:
-    """Every user-written text seen so far, in order."""
+    """Every user-written text seen so far, in order; kept in the session log once attached,
+    so a resumed session knows them too (a resumed history starts with a summary, not with
+    the user's words)."""
 
     def __init__(self) -> None:
         self.texts: list[str] = []
+        self.ledger: Ledger | None = None
+
+    def attach(self, ledger: Ledger) -> None:
+        """Log every text from now on in ``ledger``'s session log; take back those logged by an
+        earlier run in the same workspace."""
+        self.ledger = ledger
+        for entry in ledger.notes(LOG_NAME):
+            if isinstance(entry.get("text"), str) and entry["text"] not in self.texts:
+                self.texts.append(entry["text"])
 
     def remember(self, messages: list[dict[str, Any]]) -> None:
         """Note the user texts of the newest message (and of the first, on the first call).
@@ -37,6 +51,8 @@ class UserTexts:
                     block.get("text", "") if block.get("type") == "text" else "")
                 if text and text not in self.texts:
                     self.texts.append(text)
+                    if self.ledger is not None:
+                        self.ledger.note(LOG_NAME, {"text": text})
 
     def reinject(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put back, in the first message, every remembered text no longer visible."""

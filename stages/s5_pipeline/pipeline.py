@@ -60,10 +60,12 @@ class Pipeline:
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.ratio = 1.0  # reported / estimated, from the latest usage (§9.5)
         self.sent: tuple[Any, int] | None = None  # (usage object seen, our estimate of it)
+        self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
             self.ledger = Ledger(session.workspace)
+            self.user_texts.attach(self.ledger)  # the user's texts survive a resume too
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
@@ -76,7 +78,14 @@ class Pipeline:
 
     def _measure(self, messages: Messages, session: Session) -> int:
         """The calibrated estimate, scaled by what the API reported last time (§9.5)."""
-        return round(estimate_tokens(messages, session.system, session.tools) * self.ratio)
+        self.measured = (messages, estimate_tokens(messages, session.system, session.tools))
+        return round(self.measured[1] * self.ratio)
+
+    def _estimate(self, messages: Messages, session: Session) -> int:
+        """The plain estimate of ``messages``: the latest measurement when it was of them."""
+        if self.measured is not None and self.measured[0] is messages:
+            return self.measured[1]
+        return estimate_tokens(messages, session.system, session.tools)
 
     def _calibrate(self, session: Session) -> None:
         """Learn reported/estimated from the last request, once its usage is known."""
@@ -112,9 +121,9 @@ class Pipeline:
                 messages, size = self._step("microcompact", cleared, session, size, trigger)
         if size > limits.compact_at:
             summarized = self.summarize(messages, session)
-            if summarized is not messages:
+            if summarized is not messages:  # a failed compaction changed nothing
                 self.summaries.append(self._quality(messages, summarized, session))
-            messages, size = self._step("summary", summarized, session, size, trigger)
+                messages, size = self._step("summary", summarized, session, size, trigger)
         return self.user_texts.reinject(messages)
 
     def _quality(self, before: Messages, after: Messages, session: Session) -> dict[str, Any]:

@@ -95,3 +95,9 @@ def test_serving_a_scenario_answers_as_its_agent_over_http() -> None:
     uses = [b for b in reply.content if b.type == "tool_use"]
     assert reply.stop_reason == "tool_use"
     assert [(u.name, u.input) for u in uses] == [("run_command", {"command": "python3 check.py"})]
+
+
+def test_example_json_prints_the_ch8_table(capsys: pytest.CaptureFixture[str]) -> None:
+    table = _json(capsys, ["example", "ch8.3", "--json"])
+    assert set(table) >= {"start", "after_l3", "after_l1", "after_l2", "l4_ran"}
+    assert table["start"] > table["after_l3"] >= table["after_l1"] > table["after_l2"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import summary
+from . import probe, summary
 from .plan import Action, decide, is_done, variant
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
@@ -56,6 +56,9 @@ class Brain:
 
     def respond(self, view: ModelView) -> Reply:
         """Answer one request: a summary when asked for one, else the plan's next action."""
+        answers = probe.respond(self.scenario, self._finder, view)  # §12.5 probe questions
+        if answers is not None:
+            return Reply([_text(answers)])
         seen = scan(view, self._finder)
         request = find_request(view)
         action = decide(self.scenario, seen)

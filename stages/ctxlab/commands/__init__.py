@@ -4,20 +4,25 @@ from __future__ import annotations
 
 from . import (
     accept_cmd,
+    bench_cmd,
+    cachecost_cmd,
     compare_cmd,
     demo,
     example_cmd,
     grade_cmd,
     hint,
     models_cmd,
+    probe_cmd,
     replay_cmd,
     run_cmd,
     serve,
+    serverside_cmd,
     workbook_cmd,
 )
 from .common import UserError
 
 COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, hint,
-            workbook_cmd, models_cmd, replay_cmd)
+            workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
+            bench_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

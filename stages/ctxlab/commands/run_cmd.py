@@ -1,19 +1,25 @@
 """``ctxlab run``: one stage on one scenario, with a live dashboard (DESIGN §6, guide §14).
 
 A run that the API stops (``prompt is too long``, a broken history) is an outcome, not a
-crash: it is shown explained, and ``--json`` reports it in ``error``.
+crash: it is shown explained, and ``--json`` reports it in ``error``. ``--workspace DIR`` keeps
+the run's workspace; ``--resume`` continues a run killed in it, from its session journal.
 """
 
 from __future__ import annotations
 
 import argparse
+import shlex
 from contextlib import nullcontext
+from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
-from .. import runner, use
+from .. import models, runner, use
+from ..journal import JournalError, resume_point
 from ..scenarios import ScenarioError, load, names
 from ..telemetry import SessionLog, TurnRecord
+from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..view import Dashboard, explain_error, summary_table
 from ..workbook.layout import STAGES, impl_root
 from .common import UserError, print_json
@@ -37,7 +43,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
     parser.add_argument("--max-turns", type=int, help="stop after this many turns")
     parser.add_argument("--live", action="store_true",
-                        help="use the real API (needs ANTHROPIC_API_KEY; costs money)")
+                        help="use the real API (needs ANTHROPIC_API_KEY; costs money); its "
+                             "commands run on this machine, so run_command runs only "
+                             f"{', '.join(sorted(LIVE_ALLOWED_PROGRAMS))}")
+    parser.add_argument("--allow-any-command", action="store_true",
+                        help="with --live: also run commands outside that allow-list (each is "
+                             "announced before it runs)")
+    parser.add_argument("--workspace", type=Path,
+                        help="run in this folder (missing or empty) and keep it afterwards")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run killed in --workspace, from its session journal")
     parser.add_argument("--log", help="append the session log (JSONL) to this file")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.set_defaults(run=run)
@@ -54,12 +69,33 @@ def _stage(args: argparse.Namespace) -> int | None:
     return stage
 
 
+def _check_workspace(args: argparse.Namespace) -> None:
+    if args.allow_any_command and not args.live:
+        raise UserError("--allow-any-command only applies to --live runs")
+    if args.resume and args.workspace is None:
+        raise UserError("--resume needs --workspace: the folder of the run to continue")
+    if args.workspace is None:
+        return
+    if args.resume:
+        try:
+            resume_point(args.workspace)
+        except JournalError as error:
+            raise UserError(str(error)) from None
+    elif args.workspace.exists() and (not args.workspace.is_dir()
+                                      or any(args.workspace.iterdir())):
+        raise UserError(f"{args.workspace} is not an empty folder; pass a new one, or "
+                        "--resume to continue the run in it")
+
+
 def run(args: argparse.Namespace) -> int:
     stage = _stage(args)
     try:
         load(args.scenario)
     except ScenarioError as error:
         raise UserError(str(error)) from None
+    if args.model is not None and models.lookup(args.model) is None:
+        raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
+    _check_workspace(args)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     console = Console(stderr=args.json)
     title = f"stage {stage or 'keep-everything'} · {args.scenario}"
@@ -70,9 +106,15 @@ def run(args: argparse.Namespace) -> int:
                     board.update(record)
                     if log is not None:
                         log.turn(record)
+                def confirm(argv: list[str]) -> bool:
+                    console.print(f"[yellow]--allow-any-command:[/] running "
+                                  f"{escape(shlex.join(argv))}", highlight=False)
+                    return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
                                     max_turns=args.max_turns, live=args.live,
-                                    on_record=on_record)
+                                    on_record=on_record, workspace=args.workspace,
+                                    resume=args.resume,
+                                    confirm_command=confirm if args.allow_any_command else None)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
                             "grade` shows what is left; `ctxlab hint N.M` helps)") from None

@@ -44,6 +44,8 @@ def load(name_or_path: str | Path, *, workspaces: Path = WORKSPACES_DIR) -> Scen
         if not path.is_file():
             raise ScenarioError(f"unknown scenario {str(name_or_path)!r}; "
                                 f"known: {', '.join(names())}")
+    elif not path.is_file():
+        raise ScenarioError(f"no scenario file {str(path)!r}")
     stat = path.stat()
     return _load(path.resolve(), stat.st_mtime_ns, stat.st_size, workspaces.resolve())
 
@@ -54,6 +56,8 @@ def _load(path: Path, _mtime: int, _size: int, workspaces: Path) -> Scenario:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
         raise ScenarioError(f"{path.name}: invalid TOML: {error}") from None
+    except UnicodeDecodeError:
+        raise ScenarioError(f"{path.name}: not a UTF-8 text file") from None
     return _parse(Table(data, path.name), path, workspaces)
 
 

@@ -6,6 +6,10 @@ two requests share a cache entry exactly when everything up to that position is 
 Flags that the API renders into the prompt (R16: tool_choice, thinking, effort, images; speed
 and citations before system) are mixed into the chain where they are rendered, which gives the
 invalidation tiers of R23 without a special case; a flag set to its default equals omitting it.
+
+Counts and block digests are cached per block content (issue 9): a request that extends the
+previous one serialises, tokenizes and hashes only its new blocks; the chain itself is one
+short hash per position.
 """
 
 from __future__ import annotations
@@ -62,7 +66,31 @@ def _digest(text: str) -> bytes:
 
 
 def _chain(prev: bytes, piece: str) -> bytes:
-    return hashlib.sha256(prev + _digest(piece)).digest()
+    return _link(prev, _digest(piece))
+
+
+def _link(prev: bytes, digest: bytes) -> bytes:
+    return hashlib.sha256(prev + digest).digest()
+
+
+def _message_block(role: str, block: dict[str, Any]) -> tuple[int, bytes]:
+    """(tokens, digest of role + canonical JSON) of one message block, cached per content.
+
+    Every request arrives as fresh JSON, so the cache is keyed by content. A block whose fields
+    are all strings (text, most tool results) is keyed by those fields: hashing them is much
+    cheaper than serialising the block and hashing the JSON again, so a new request pays the
+    full price only for its new blocks. Any other block goes through its canonical JSON.
+    """
+    fields = tuple(item for item in block.items() if item[0] != "cache_control")
+    if all(type(value) is str for _, value in fields):
+        return _string_block(role, fields)
+    return block_tokens(block), _digest(role + _canonical(block))
+
+
+@lru_cache(maxsize=65_536)
+def _string_block(role: str, fields: tuple[tuple[str, str], ...]) -> tuple[int, bytes]:
+    block = dict(fields)
+    return block_tokens(block), _digest(role + _canonical(block))
 
 
 def image_tokens(source: dict[str, Any]) -> int:
@@ -158,10 +186,10 @@ def render(req: Request) -> Rendered:
     chain = _digest(req.spec.id)
     total = 0
 
-    def add(path: str, tokens: int, piece: str, block: dict[str, Any], zone: str,
+    def add(path: str, tokens: int, digest: bytes, block: dict[str, Any], zone: str,
             cacheable: bool) -> None:
         nonlocal chain, total
-        chain = _chain(chain, piece)
+        chain = _link(chain, digest)
         total += tokens
         positions.append(Position(path, tokens, total, chain.hex(), cacheable,
                                   block.get("cache_control"), zone))
@@ -169,21 +197,22 @@ def render(req: Request) -> Rendered:
     overhead = tool_overhead(req)
     for k, tool in enumerate(req.tools):
         piece = _canonical(tool)
-        add(f"tools.{k}", count_text(piece) + (overhead if k == 0 else 0), piece, tool,
-            "tools", True)
+        add(f"tools.{k}", count_text(piece) + (overhead if k == 0 else 0), _digest(piece),
+            tool, "tools", True)
     chain = _chain(chain, json.dumps(_system_flags(req), sort_keys=True))
     for k, block in enumerate(req.system):
-        add(f"system.{k}", count_text(block.get("text", "")), _canonical(block), block,
-            "system", _cacheable(block))
+        add(f"system.{k}", count_text(block.get("text", "")), _digest(_canonical(block)),
+            block, "system", _cacheable(block))
     chain = _chain(chain, json.dumps(_message_flags(req), sort_keys=True))
     boundary = _prior_turn_boundary(req.messages)
     for i, message in enumerate(req.messages):
         for j, block in enumerate(message["content"]):
             prior_thinking = (i < boundary and block.get("type") in ("thinking",
                                                                      "redacted_thinking"))
-            tokens = 0 if prior_thinking else block_tokens(block)
+            tokens, digest = _message_block(message["role"], block)
+            if prior_thinking:
+                tokens = 0
             if j == 0:
                 tokens += MESSAGE_FRAMING
-            add(req.path(i, j), tokens, message["role"] + _canonical(block), block, "messages",
-                _cacheable(block))
+            add(req.path(i, j), tokens, digest, block, "messages", _cacheable(block))
     return Rendered(tuple(positions), total)

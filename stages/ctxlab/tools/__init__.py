@@ -7,10 +7,12 @@ send with a request, and ``to_tool_result()`` wraps an output as a ``tool_result
 
 from ctxlab.tools.definitions import TOOL_DEFINITIONS, definitions
 from ctxlab.tools.results import ToolError, ToolOutput, to_tool_result
+from ctxlab.tools.sandbox import LIVE_ALLOWED_PROGRAMS
 from ctxlab.tools.toolbox import ToolBox
 from ctxlab.tools.workspace import Workspace
 
 __all__ = [
+    "LIVE_ALLOWED_PROGRAMS",
     "TOOL_DEFINITIONS",
     "ToolBox",
     "ToolError",

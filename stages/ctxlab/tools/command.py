@@ -16,11 +16,12 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ctxlab.tools.results import ToolError
-from ctxlab.tools.sandbox import split_command
+from ctxlab.tools.sandbox import check_allowed, split_command
 
 _CHUNK = 65_536
 _SAFE_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
@@ -49,9 +50,16 @@ class Captured:
     timed_out: bool
 
 
-def run_command(root: Path, command: str, *, timeout: float, cap: int) -> str:
-    """Run ``command`` in ``root``; its output plus ``[exit code: N]``, or ``ToolError``."""
+def run_command(root: Path, command: str, *, timeout: float, cap: int,
+                allowed: frozenset[str] | None = None,
+                confirm: Callable[[list[str]], bool] | None = None) -> str:
+    """Run ``command`` in ``root``; its output plus ``[exit code: N]``, or ``ToolError``.
+
+    With ``allowed`` (live mode), a program outside it runs only when ``confirm(argv)`` agrees.
+    """
     argv = split_command(command, root)
+    if allowed is not None:
+        check_allowed(argv, allowed, confirm)
     captured = capture(argv, root, timeout=timeout, cap=cap)
     text = render_output(captured, cap)
     if captured.timed_out:

@@ -5,6 +5,10 @@ symlinked parent directories) that resolve outside are refused. A command must b
 with its arguments: no shell runs it, so pipes, chaining, redirection and substitution are
 refused instead of being passed on as odd literal arguments.
 
+In live mode (a real model choosing the commands) a command must also start with a program of
+``LIVE_ALLOWED_PROGRAMS``, named bare (no path): any other is refused unless the user confirmed
+it (``ctxlab run --live --allow-any-command``) — never run silently.
+
 These are guard rails against a model's mistakes, not a security boundary: a program that is
 allowed to run (``python3 -c ...``) can still open any file the user can.
 """
@@ -13,9 +17,15 @@ from __future__ import annotations
 
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from ctxlab.tools.results import ToolError
+
+LIVE_ALLOWED_PROGRAMS = frozenset({"python3", "python", "pytest", "cat", "ls", "grep", "head",
+                                   "tail", "wc"})
+"""The programs a live model may run without asking: reading and testing, nothing that deletes,
+moves, downloads or installs."""
 
 # Characters that separate, connect or redirect commands when they are outside quotes.
 _OPERATORS = frozenset(";&|<>\n\r")
@@ -125,3 +135,19 @@ def _lexists(path: Path) -> bool:
         return os.path.lexists(path)
     except (OSError, ValueError):
         return False
+
+
+def check_allowed(argv: list[str], allowed: frozenset[str],
+                  confirm: Callable[[list[str]], bool] | None) -> None:
+    """Refuse ``argv`` unless its program is in ``allowed`` or ``confirm(argv)`` says yes."""
+    program = argv[0]
+    if program in allowed:
+        return
+    if confirm is not None and confirm(argv):
+        return
+    named = "a program named by a path" if "/" in program else f"{program!r}"
+    raise ToolError(
+        f"{named} is not on the allow-list of live mode ({', '.join(sorted(allowed))}); "
+        "the command was not run. Use one of those programs, or ask the user to rerun with "
+        "--allow-any-command"
+    )

@@ -31,7 +31,9 @@ _JSON_TYPES: dict[type, str] = {
 class ToolBox:
     """Runs the tools of ``TOOL_DEFINITIONS`` inside ``workspace``.
 
-    ``timeout`` (seconds) and ``output_cap`` (bytes) apply to ``run_command``.
+    ``timeout`` (seconds) and ``output_cap`` (bytes) apply to ``run_command``; so does
+    ``allowed``, the programs it may run without asking (``LIVE_ALLOWED_PROGRAMS`` in live
+    mode, None for any), and ``confirm(argv)``, asked about any other (refused when None).
     """
 
     def __init__(
@@ -40,6 +42,8 @@ class ToolBox:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        allowed: frozenset[str] | None = None,
+        confirm: Callable[[list[str]], bool] | None = None,
     ) -> None:
         if timeout <= 0 or output_cap <= 0:
             raise ValueError("timeout and output_cap must be positive")
@@ -52,7 +56,8 @@ class ToolBox:
             "write_file": lambda a: write_file(self.root, a["path"], a["content"]),
             "edit_file": lambda a: edit_file(self.root, a["path"], a["old"], a["new"]),
             "run_command": lambda a: run_command(
-                self.root, a["command"], timeout=self.timeout, cap=self.output_cap
+                self.root, a["command"], timeout=self.timeout, cap=self.output_cap,
+                allowed=allowed, confirm=confirm,
             ),
             "search_docs": lambda a: search_docs(self.root, a["query"]),
         }

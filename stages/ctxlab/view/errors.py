@@ -14,7 +14,7 @@ from rich.text import Text
 
 PROMPT_TOO_LONG = re.compile(r"prompt is too long:\s*([\d,]+)\s*tokens\s*>\s*([\d,]+)\s*maximum")
 ORPHAN_TOOL_RESULT = re.compile(r"`tool_result` block|without `tool_result` blocks")
-TRANSIENT = ("rate_limit", "ratelimit", "overloaded")
+TRANSIENT = ("rate_limit", "ratelimit", "overloaded", "api_error", "timeout", "connection")
 
 
 def parse_prompt_too_long(message: str) -> tuple[int, int] | None:

@@ -1,0 +1,145 @@
+"""The benchmark's report: the JSON document, the targets, the rich tables (issue 9).
+
+Targets are checked here, never in timed unit tests:
+
+- at 200K tokens, one turn of the context layer costs at most 2 % of one full tokenization of
+  the same context;
+- the per-turn cost grows sublinearly with the context: the fitted exponent stays below 1. A
+  layer that re-reads the whole history every turn scales like the tokenizer (exponent ≈ 1) and
+  makes a session quadratic. The report also splits the per-turn cost into a fixed part and a
+  part per token of history (``history``), and gives that part as a share of what tokenizing
+  the history would cost — the size-dependent rest that the exponent summarises.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from ..tokens import CAVEAT
+from .fit import exponent, line
+
+RATIO_SIZE = 200_000
+RATIO_LIMIT = 0.02
+EXPONENT_LIMIT = 1.0  # strictly below
+
+
+def _round(value: Any) -> Any:
+    """Floats to 4 significant digits (timings are noisy beyond that), recursively."""
+    if isinstance(value, float):
+        return float(f"{value:.4g}")
+    if isinstance(value, dict):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_round(v) for v in value]
+    return value
+
+
+def targets(points: list[dict[str, Any]], growth: float | None) -> list[dict[str, Any]]:
+    """Each target with its measured value; ``met`` is None when it was not measured."""
+    at = next((p for p in points if p["target"] == RATIO_SIZE), None)
+    ratio = at["overhead_ratio"] if at else None
+    return [
+        {"target": f"layer per turn at {RATIO_SIZE:,} tokens vs one full tokenization",
+         "value": ratio, "limit": RATIO_LIMIT, "met": None if ratio is None
+         else ratio <= RATIO_LIMIT},
+        {"target": "layer per turn grows slower than the context (exponent below 1)",
+         "value": growth, "limit": EXPONENT_LIMIT, "met": None if growth is None
+         else growth < EXPONENT_LIMIT},
+        {"target": "every measured turn ran without compaction",
+         "value": all(p["no_compaction"] for p in points), "limit": True,
+         "met": all(p["no_compaction"] for p in points)},
+    ]
+
+
+def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
+             memory_mb: float | None, *, model: str, turns: int) -> dict[str, Any]:
+    """The whole report as one JSON-ready dict."""
+    sizes = [p["tokens"] for p in points]
+    growth = exponent(sizes, [p["layer_s"] for p in points])
+    checks = targets(points, growth)
+    split = line(sizes, [p["layer_s"] for p in points])
+    tokenize_per_token = sum(p["full_tokenize_s"] / p["tokens"] for p in points) / max(
+        len(points), 1)
+    report = {
+        "overhead_ratio": {str(p["target"]): p["overhead_ratio"] for p in points},
+        "exponent": growth,
+        "exponents": {
+            "layer_per_turn": growth,
+            "full_tokenize": exponent(sizes, [p["full_tokenize_s"] for p in points]),
+            "request": exponent(sizes, [p["request_s"] for p in points]),
+            "simulator": exponent(sizes, [p["simulator_s"] for p in points]),
+        },
+        "history": None if split is None else {
+            "fixed_s": split[0], "per_1k_tokens_s": split[1] * 1000,
+            "share_of_tokenizing": split[1] / tokenize_per_token},
+        "sizes": points,
+        "runs": runs,
+        "memory": {"peak_rss_mb": memory_mb, "scope": "whole process, at the end of the run"},
+        "targets": checks,
+        "ok": all(c["met"] is not False for c in checks),
+        "setup": {"model": model, "turns_per_size": turns, "tokenizer": CAVEAT,
+                  "python": platform.python_version(), "machine": platform.machine(),
+                  "cpus": os.cpu_count()},
+    }
+    return _round(report)
+
+
+def _ms(seconds: float) -> str:
+    """Milliseconds with three significant digits."""
+    return f"{seconds * 1000:,.3g}" if seconds < 1 else f"{seconds * 1000:,.0f}"
+
+
+def _power(value: float | None) -> str:
+    return "—" if value is None else f"size^{value:.2f}"
+
+
+def show(report: dict[str, Any], console: Console | None = None) -> None:
+    """Print the report as rich tables."""
+    console = console or Console()
+    table = Table(title="Stage 5's context layer per turn, against one full tokenization",
+                  box=box.SIMPLE_HEAD, caption="times in ms; medians over the measured turns")
+    for column in ("tokens", "messages", "layer", "tokenize", "overhead", "request", "in sim",
+                   "1st prepare"):
+        table.add_column(column, justify="right")
+    for p in report["sizes"]:
+        table.add_row(f"{p['tokens']:,}", f"{p['messages']:,}", _ms(p["layer_s"]),
+                      _ms(p["full_tokenize_s"]), f"{p['overhead_ratio']:.2%}",
+                      _ms(p["request_s"]), _ms(p["simulator_s"]), _ms(p["first_prepare_s"]))
+    console.print(table)
+    grow = report["exponents"]
+    console.print(f"growth with the context size (least squares, log-log): layer per turn "
+                  f"{_power(grow['layer_per_turn'])}, full tokenization "
+                  f"{_power(grow['full_tokenize'])}, request {_power(grow['request'])}")
+    if report["history"]:
+        part = report["history"]
+        console.print(f"layer per turn ≈ {_ms(part['fixed_s'])} ms + "
+                      f"{part['per_1k_tokens_s'] * 1e6:.2g} µs per 1K tokens of history "
+                      f"({part['share_of_tokenizing']:.2%} of tokenizing that history)")
+    if report["runs"]:
+        runs = Table(title=f"Whole runs ({report['runs'][0]['scenario']})", box=box.SIMPLE_HEAD)
+        for column in ("stage", "wall time (s)", "requests", "task done"):
+            runs.add_column(column, justify="right")
+        for r in report["runs"]:
+            runs.add_row(str(r["stage"]), f"{r['seconds']:.2f}", str(r["requests"]),
+                         "yes" if r["success"] else "no")
+        console.print(runs)
+    peak = report["memory"]["peak_rss_mb"]
+    console.print(f"peak memory (whole process): {'—' if peak is None else f'{peak:,.0f} MB'}")
+    checks = Table(title="Targets", box=box.SIMPLE_HEAD)
+    for column in ("target", "value", "limit", "met"):
+        checks.add_column(column, justify="left" if column == "target" else "right")
+    for c in report["targets"]:
+        value = c["value"]
+        shown = f"{value:.2%}" if isinstance(value, float) and c["limit"] == RATIO_LIMIT \
+            else f"{value:.2f}" if isinstance(value, float) else str(value)
+        limit = f"{c['limit']:.0%}" if c["limit"] == RATIO_LIMIT else str(c["limit"])
+        met = {True: "[green]yes[/]", False: "[bold red]no[/]", None: "not measured"}[c["met"]]
+        checks.add_row(c["target"], "—" if value is None else shown, limit, met)
+    console.print(checks)
+    console.print(f"[dim]{report['setup']['tokenizer']}[/]")

@@ -1,0 +1,35 @@
+"""Client layers for the server-side experiments (API notes §5–§6, guide §6.6).
+
+To compare who manages the context — the client or the API — everything else must be equal.
+``CacheOnly`` is the client that manages nothing: it only lays out stage 5's cache zones
+(sorted tools, a cached static system prompt, one moving breakpoint on the newest block), so
+the server-side variants are billed with the same prompt caching as stage 5 itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..runner import load_stage
+from ..session import Session
+
+Messages = list[dict[str, Any]]
+
+
+class CacheOnly:
+    """No context management at all; stage 5's cache breakpoints only (§6.3–6.4)."""
+
+    def __init__(self) -> None:
+        self.zones = load_stage(5)
+        self.zoned = False
+
+    def prepare(self, messages: Messages, session: Session) -> Messages:
+        if not self.zoned:
+            static = "\n".join(b.get("text", "") for b in session.system)
+            session.tools = self.zones.zoned_tools(session.tools)
+            session.system = self.zones.zoned_system(static, "")
+            self.zoned = True
+        return self.zones.mark_newest(messages)
+
+    def admit(self, results: Messages, session: Session) -> Messages:
+        return results
