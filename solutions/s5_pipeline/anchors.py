@@ -12,9 +12,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from s4_summarize import ATTACHMENT_HEADER, SUMMARY_HEADER
+
+from .constraints import HEADER as REINJECTED
+
 WARN_BELOW = 0.5
 SAMPLES = 10
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]{3,}|[\u4e00-\u9fff]{2,}")
+OWN_TEXT = ("[", SUMMARY_HEADER, ATTACHMENT_HEADER, REINJECTED)
+"""What the context layer itself writes into user messages: notes, summaries, attachments."""
 STOP = frozenset({"this", "that", "with", "from", "have", "will", "would", "should", "please",
                   "there", "their", "then", "than", "them", "what", "when", "which", "while",
                   "about", "after", "before", "into", "only", "also", "make", "sure", "does"})
@@ -28,7 +34,8 @@ def anchors(messages: list[dict[str, Any]]) -> list[str]:
         for block in [{"type": "text", "text": content}] if isinstance(content, str) else content:
             if block.get("type") == "tool_use" and "path" in block.get("input", {}):
                 found.append(block["input"]["path"])
-            elif block.get("type") == "text" and message["role"] == "user":
+            elif (block.get("type") == "text" and message["role"] == "user"
+                  and not block["text"].startswith(OWN_TEXT)):
                 found += [w for w in WORD.findall(block["text"]) if w.lower() not in STOP]
             elif block.get("type") == "tool_result" and block.get("is_error"):
                 found.append(str(block.get("content"))[:60])

@@ -103,6 +103,20 @@ class Pipeline:
         self.prefix = current
 
     def prepare(self, messages: Messages, session: Session) -> Messages:
+        """The history to send now.
+
+        In order: set up the cache zones (``_zones``); learn from the last usage
+        (``_calibrate``); apply the frozen decisions (``self._ledger(session).apply``);
+        remember the user's texts (``self.user_texts.remember``); compute the thresholds
+        (``thresholds`` with the window, ``session.max_tokens`` plus the summary reserve —
+        ``min(SUMMARY_RESERVE, the model's max output)`` — as completion buffer, the target
+        share and that reserve); measure (``_measure``). Above ``blocking_at``: ``_blocking``.
+        Above ``compact_at``, or above ``target`` when the cache is certainly cold (more than
+        ``CACHE_TTL_S`` since the last request, by ``session.now()``): ``_compact`` with a
+        trigger text (``"cache cold"`` for the latter). Then record ``session.now()`` as the
+        last request time, set ``self.sent = (session.last_usage, plain estimate of what is
+        sent)`` and return ``mark_newest(messages)``.
+        """
         ### BEGIN SOLUTION 5.5
         self._zones(session)
         self._calibrate(session)
