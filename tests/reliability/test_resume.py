@@ -184,7 +184,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_sigkill_at_a_random_moment_then_resume(tmp_path: Path, seed: int) -> None:
     """A real kill: the child dies wherever it is (mid-tool, mid-write); the journal, the
     session log and the files on disk still resume, and the first request after the resume
