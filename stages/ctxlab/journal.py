@@ -17,7 +17,6 @@ the crash, and the prefix cache of that request still applies.
 from __future__ import annotations
 
 import copy
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +30,6 @@ Messages = list[dict[str, Any]]
 
 class JournalError(ValueError):
     """A journal that cannot be resumed from; the message says why, in one line."""
-
-
-class _AsciiWriter(JsonlWriter):
-    def write(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, ensure_ascii=True, separators=(",", ":")) + "\n"
-        self._file.write(line.encode("ascii"))
-        self._file.flush()
-        os.fsync(self._file.fileno())
 
 
 def _shared(old: Messages, new: Messages) -> int:
@@ -56,7 +47,7 @@ class Journal:
 
     def __init__(self, root: Path) -> None:
         self.path = Path(root) / JOURNAL
-        self._writer: _AsciiWriter | None = None
+        self._writer: JsonlWriter | None = None
         self._last: Messages = []
         self.requests = 0
 
@@ -68,7 +59,7 @@ class Journal:
         """Record the history of one agent request, durably."""
         keep = _shared(self._last, messages)
         if self._writer is None:
-            self._writer = _AsciiWriter(self.path)
+            self._writer = JsonlWriter(self.path, ensure_ascii=True)
         self._writer.write({"keep": keep, "add": messages[keep:]})
         self._last = copy.deepcopy(messages)
         self.requests += 1

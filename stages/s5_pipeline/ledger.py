@@ -2,35 +2,21 @@
 
 Whether a result is offloaded or cleared is decided when it first enters the context (or
 when it is cleared) and written to an append-only session log in the workspace, one JSON line
-per decision, fsync'd; after a crash, the next line starts on a fresh line, so a torn one never
-swallows a later decision. Every later request applies the same replacements, so the bytes sent
-never change behind the cache's back; a resumed session replays the log and sends exactly
-the same prefix; a setting changed mid-session only affects results that arrive afterwards.
+per decision, fsync'd (``ctxlab.telemetry.append_jsonl``); after a crash the next line starts on
+a fresh line, so a torn one never swallows a later decision. Every later request applies
+the same replacements, so the bytes sent never change behind the cache's back; a resumed
+session replays the log and sends exactly the same prefix; a setting changed mid-session only
+affects results that arrive afterwards.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
+from ctxlab.telemetry import append_jsonl, read_records
+
 LOG = Path(".ctxlab-session") / "decisions.jsonl"
-
-
-def read_log(path: Path) -> list[dict[str, Any]]:
-    """The entries of a JSON Lines log; a torn line (a crash mid-write) is skipped."""
-    if not path.exists():
-        return []
-    entries = []
-    for line in path.read_text(encoding="utf-8", errors="replace").split("\n"):
-        try:
-            entry = json.loads(line)
-        except ValueError:
-            continue  # a torn line from a crash: what it held was never used
-        if isinstance(entry, dict):
-            entries.append(entry)
-    return entries
 
 
 class Ledger:
@@ -39,7 +25,7 @@ class Ledger:
     def __init__(self, root: Path) -> None:
         self.path = root / LOG
         self.decisions: dict[str, dict[str, Any]] = {}
-        for entry in read_log(self.path):
+        for entry in read_records(self.path):
             if isinstance(entry.get("id"), str) and "content" in entry:
                 self.decisions[entry["id"]] = entry
 
@@ -56,23 +42,11 @@ class Ledger:
 
     def notes(self, name: str) -> list[dict[str, Any]]:
         """The records ``note(name, ...)`` appended, in order (also those of an earlier run)."""
-        return read_log(self.path.with_name(f"{name}.jsonl"))
+        return read_records(self.path.with_name(f"{name}.jsonl"))
 
     @staticmethod
     def _append(path: Path, entry: dict[str, Any]) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        line = (json.dumps(entry, ensure_ascii=True) + "\n").encode("ascii")
-        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":  # a torn line: do not extend it
-                line = b"\n" + line
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        append_jsonl(path, [entry], ensure_ascii=True)  # ASCII: any text a tool produced fits
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The history with every frozen replacement applied (idempotent)."""

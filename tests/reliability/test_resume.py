@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 from faultkit import Bench, layer_options
-from s5_pipeline.ledger import LOG, Ledger, read_log
+from s5_pipeline.ledger import LOG, Ledger
 
 from ctxlab import runner
 from ctxlab.cli import main
 from ctxlab.journal import JOURNAL, JournalError, resume_point
-from ctxlab.telemetry import read_jsonl
+from ctxlab.telemetry import read_jsonl, read_records
 
 CASES = [(3, "long-task", None), (4, "medium-results", "ctxlab-sim-32k"),
          (5, "constraint", "ctxlab-sim-32k"), (5, "medium-results", "ctxlab-sim-32k")]
@@ -129,7 +129,7 @@ def test_frozen_decisions_are_the_only_bytes_a_result_ever_changes_to(tmp_path: 
     never back. A new ``Ledger`` over the same workspace reloads exactly those decisions."""
     result, bench = _run(5, "medium-results", "ctxlab-sim-32k", workspace=tmp_path / "ws")
     logged: dict[str, list[Any]] = {}
-    for entry in read_log(tmp_path / "ws" / LOG):
+    for entry in read_records(tmp_path / "ws" / LOG):
         logged.setdefault(entry["id"], []).append(entry["content"])
     assert {e for e in Ledger(tmp_path / "ws").decisions} == set(logged)
     assert any(len(v) for v in logged.values())

@@ -7,12 +7,12 @@ The folders are the stages' conventions; the lab bench never imports a stage.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..telemetry import read_records
 from ..tools import ToolError
 from ..tools.sandbox import resolve_inside
 from .view import Messages, View, blocks_of, image_key, images_in, result_text
@@ -95,16 +95,7 @@ def _read(path: Path) -> str | None:
 
 def _archive(root: Path) -> Messages:
     """The archived transcript's messages; torn or foreign lines are skipped."""
-    text = _read(root / TRANSCRIPT)
-    messages = []
-    for line in (text or "").split("\n"):
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(message, dict) and "role" in message:
-            messages.append(message)
-    return messages
+    return [m for m in read_records(root / TRANSCRIPT) if "role" in m]
 
 
 def _workspace_file(root: Path, path: str) -> Path | None:

@@ -5,7 +5,13 @@ ends with a :class:`RunSummary` whose headline is token-per-task, the total bill
 """
 
 from ctxlab.telemetry.cachebreak import cache_breaks
-from ctxlab.telemetry.jsonl import JsonlContents, JsonlWriter, read_jsonl
+from ctxlab.telemetry.jsonl import (
+    JsonlContents,
+    JsonlWriter,
+    append_jsonl,
+    read_jsonl,
+    read_records,
+)
 from ctxlab.telemetry.record import (
     Compaction,
     ErrorInfo,
@@ -27,6 +33,8 @@ from ctxlab.telemetry.summary import (
 from ctxlab.telemetry.usage import UsageParts, record_from_usage, usage_parts
 
 __all__ = [
+    "append_jsonl",
+    "read_records",
     "cache_breaks",
     "PATHOLOGICAL_RUN",
     "Compaction",

@@ -20,8 +20,9 @@ class JsonlWriter:
     A torn tail left by an earlier crash is cut off on open, so new lines never fuse with it.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, ensure_ascii: bool = False) -> None:
         self.path = Path(path)
+        self.ensure_ascii = ensure_ascii
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("a+b")
         self._drop_torn_tail()
@@ -34,7 +35,7 @@ class JsonlWriter:
 
     def write(self, record: dict[str, Any]) -> None:
         """Append one record and force it to disk."""
-        line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        line = json.dumps(record, ensure_ascii=self.ensure_ascii, separators=(",", ":")) + "\n"
         self._file.write(line.encode("utf-8"))
         self._file.flush()
         os.fsync(self._file.fileno())
@@ -48,6 +49,50 @@ class JsonlWriter:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
+                 ensure_ascii: bool = False) -> Path:
+    """Append ``records`` in one write and one fsync; returns the path.
+
+    Strictly append-only: earlier bytes are never rewritten. A torn last line left by a crash
+    is kept (readers skip it) and the new lines start on a fresh line, so it never swallows
+    them.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    data = "".join(json.dumps(r, ensure_ascii=ensure_ascii) + "\n" for r in records).encode()
+    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return target
+
+
+def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every JSON object of a log, in order; lines that do not parse (torn) are skipped.
+
+    Lenient on purpose, for logs whose readers must survive any crash: a missing file is empty.
+    """
+    target = Path(path)
+    if not target.exists():
+        return []
+    found = []
+    for line in target.read_text(encoding="utf-8", errors="replace").split("\n"):
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            found.append(record)
+    return found
 
 
 @dataclass
