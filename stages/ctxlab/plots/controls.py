@@ -39,6 +39,34 @@ def describe(result: runner.RunResult) -> str:
             f"{s.duplicate_call_rate:.0%} | peak occupancy {s.peak_occupancy:.0%}")
 
 
+def redraw(panel: Any, status: str) -> None:
+    """Put a panel's status line and figures into its widgets (when there are widgets, and an
+    IPython kernel to draw in)."""
+    if panel.widget is None:
+        return
+    from IPython import get_ipython
+    from IPython.display import display
+
+    panel.status.value = status
+    if get_ipython() is not None:  # outside IPython there is nowhere to draw
+        panel.output.clear_output(wait=True)
+        with panel.output:
+            for fig in panel.figures:
+                display(fig)
+
+
+def show(panel: Any) -> None:
+    """A panel's notebook display: its widgets, or (headless) its summary and figures."""
+    from IPython.display import display
+
+    if panel.widget is not None:
+        display(panel.widget)
+        return
+    print(describe(panel.result) if panel.result else "not run yet")
+    for fig in panel.figures:
+        display(fig)
+
+
 class RerunPanel:
     """Slider (``ratio``, 0.5–0.95), model dropdown and a Run button over ``runner.run``."""
 
@@ -80,25 +108,9 @@ class RerunPanel:
         self.result = runner.run(self.stage, self.scenario, model=self.model,
                                  layer_options=options)
         self.figures = [draw(self.result, self.ratio) for draw in self.draw]
-        if self.widget is not None:
-            from IPython import get_ipython
-            from IPython.display import display
-
-            self.status.value = f"<b>stage {self.stage}, {self.scenario}, {self.model}, " \
-                                f"ratio {self.ratio:.2f}</b>: {describe(self.result)}"
-            if get_ipython() is not None:  # outside IPython there is nowhere to draw
-                self.output.clear_output(wait=True)
-                with self.output:
-                    for fig in self.figures:
-                        display(fig)
+        redraw(self, f"<b>stage {self.stage}, {self.scenario}, {self.model}, "
+                     f"ratio {self.ratio:.2f}</b>: {describe(self.result)}")
         return self.result
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        if self.widget is not None:
-            display(self.widget)
-            return
-        print(describe(self.result) if self.result else "not run yet")
-        for fig in self.figures:
-            display(fig)
+        show(self)

@@ -20,7 +20,7 @@ from matplotlib.figure import Figure
 
 from ctxlab import models, runner
 
-from .controls import describe
+from .controls import describe, redraw, show
 
 Values = dict[str, Any]
 Draw = Callable[[runner.RunResult, Values], Figure]
@@ -108,26 +108,10 @@ class OptionsPanel:
     def _show(self, result: runner.RunResult) -> runner.RunResult:
         self.result = result
         self.figures = [draw(result, dict(self.values)) for draw in self.draw]
-        if self.widget is not None:
-            from IPython import get_ipython
-            from IPython.display import display
-
-            shown = ", ".join(f"{k}={v}" for k, v in self.values.items())
-            self.status.value = (f"<b>stage {self.stage}, {self.scenario}, {shown}</b>: "
-                                 f"{describe(self.result)}")
-            if get_ipython() is not None:  # outside IPython there is nowhere to draw
-                self.output.clear_output(wait=True)
-                with self.output:
-                    for fig in self.figures:
-                        display(fig)
+        shown = ", ".join(f"{k}={v}" for k, v in self.values.items())
+        redraw(self, f"<b>stage {self.stage}, {self.scenario}, {shown}</b>: "
+                     f"{describe(self.result)}")
         return self.result
 
     def _ipython_display_(self) -> None:
-        from IPython.display import display
-
-        if self.widget is not None:
-            display(self.widget)
-            return
-        print(describe(self.result) if self.result else "not run yet")
-        for fig in self.figures:
-            display(fig)
+        show(self)
