@@ -1,11 +1,13 @@
 """Exercise 5.4 — cache zones: a prefix that stays byte-identical (guide §5.2, §6.2–6.4).
 
 The prompt cache matches prefixes exactly, in the order tools → system → messages (API docs).
-So: tools sorted by name (a set or dict iteration order must never reach the wire, §6.2);
-the system prompt split into a static zone (identity, rules) and a dynamic zone (date, todo)
-with the static zone cached; at most 4 breakpoints, exactly one of them on the messages — on
-the newest block, moved forward every turn (§6.4). Longer TTLs first: the API rejects a 1h
-breakpoint after a 5m one.
+So: tools sorted by name (a set or dict iteration order must never reach the wire, §6.2); the
+system prompt split into a static zone (identity, rules) and a dynamic zone (date, todo) with
+the static zone cached. The boundary between them (§5.2's DYNAMIC_BOUNDARY) is the split into
+two blocks, the breakpoint closing the first: no marker text goes on the wire, where it would
+cost tokens on every request and tell the model nothing. At most 4 breakpoints, exactly one of
+them on the messages — on the newest block, moved forward every turn (§6.4). Longer TTLs first:
+the API rejects a 1h breakpoint after a 5m one.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import hashlib
 import json
 from typing import Any
 
-BOUNDARY = "\n── everything above is static; what follows may change every turn ──"
 STATIC_TTL = {"type": "ephemeral", "ttl": "1h"}
 MOVING = {"type": "ephemeral"}  # 5 minutes
 
@@ -31,9 +32,9 @@ def zoned_tools(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def zoned_system(static: str, dynamic: str) -> list[dict[str, Any]]:
-    """The static text plus the boundary, cached for 1h; then the dynamic text, uncached."""
+    """The static text, cached for 1h; then, in a block of its own, the dynamic text."""
     ### BEGIN SOLUTION 5.4
-    blocks = [{"type": "text", "text": static + BOUNDARY, "cache_control": dict(STATIC_TTL)}]
+    blocks = [{"type": "text", "text": static, "cache_control": dict(STATIC_TTL)}]
     if dynamic:
         blocks.append({"type": "text", "text": dynamic})
     return blocks

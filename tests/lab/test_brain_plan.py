@@ -216,3 +216,18 @@ def test_without_tools_it_says_what_it_would_do() -> None:
     reply = chat.brain.respond(view(chat.messages, tools=False))
     assert not calls(reply)
     assert "offers no tools" in reply.content[-1]["text"]
+
+
+def test_breakpoints_change_neither_the_answer_nor_its_ids() -> None:
+    """cache_control tells the server what to cache; the model never sees it."""
+    scenario = load("bugfix-small")
+    plain = view([opening(scenario)], system="Be careful.")
+    first = opening(scenario)
+    first["content"][-1] = {**first["content"][-1], "cache_control": {"type": "ephemeral"}}
+    marked = ModelView(model=plain.model, system=[{"type": "text", "text": "Be careful.",
+                                                   "cache_control": {"type": "ephemeral"}}],
+                       messages=[first], tools=plain.tools, tool_choice=plain.tool_choice,
+                       thinking=None, max_tokens=plain.max_tokens)
+    assert marked.digest == plain.digest
+    other = view([opening(scenario)], system="Be very careful.")
+    assert other.digest != plain.digest  # what the model does see still counts

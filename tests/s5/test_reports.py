@@ -32,13 +32,23 @@ def test_the_ch8_worked_example_within_ten_percent() -> None:
     assert table["snipped_messages"] == 0 and table["l4_ran"] is False
 
 
-@pytest.mark.parametrize("scenario", ["long-task", "medium-results"])
+@pytest.mark.parametrize("scenario", ["long-task", "medium-results", "chat-heavy"])
 def test_the_total_bill(scenario: str) -> None:
+    """Stage 5 finishes with the fewest tokens of any finished run and the smallest bill.
+
+    On ``long-task`` offload alone is enough, so stages 3 and 4 send exactly what stage 5
+    sends (the cache zones add no text): a tie at the lowest. Where offload is not enough,
+    stage 5 is strictly the lowest.
+    """
     rows = compare(scenario)
     by_stage = {row["stage"]: row for row in rows}
     assert set(by_stage) == {1, 2, 3, 4, 5, "keep-everything"}
     five = by_stage[5]
     assert five["success"] and five["cache_read_share"] >= 0.8
-    finished = [row for row in rows if row["success"]]
-    assert five["tokens_per_task"] <= min(row["tokens_per_task"] for row in finished) * 1.001
-    assert five["cost_usd"] == min(row["cost_usd"] for row in finished)
+    others = [row for row in rows if row["success"] and row is not five]
+    assert five["cost_usd"] < min(row["cost_usd"] for row in others)
+    fewest = min(row["tokens_per_task"] for row in others)
+    if scenario == "long-task":
+        assert five["tokens_per_task"] == fewest == by_stage[3]["tokens_per_task"]
+    else:
+        assert five["tokens_per_task"] < fewest

@@ -19,8 +19,10 @@ def test_tools_sorted_with_one_static_breakpoint() -> None:
 @pytest.mark.exercise("5.4")
 def test_system_is_split_static_then_dynamic() -> None:
     system = zoned_system("You are careful.", "Today: 2026-11-29")
-    assert system[0]["cache_control"]["ttl"] == "1h" and "static" in system[0]["text"]
-    assert "cache_control" not in system[1] and system[1]["text"] == "Today: 2026-11-29"
+    assert system[0] == {"type": "text", "text": "You are careful.",
+                         "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    assert system[1] == {"type": "text", "text": "Today: 2026-11-29"}  # no marker text sent
+    assert zoned_system("You are careful.", "") == system[:1]
 
 
 @pytest.mark.exercise("5.4")

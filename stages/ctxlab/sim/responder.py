@@ -32,10 +32,15 @@ class ModelView:
 
     @property
     def digest(self) -> str:
-        """A stable hash of everything visible, for seeding deterministic choices."""
+        """A stable hash of everything visible, for seeding deterministic choices.
+
+        ``cache_control`` is left out: it tells the server what to cache and the model never
+        sees it, so the same conversation gets the same answer (and the same tool_use ids)
+        whether or not the client marks breakpoints.
+        """
         visible = [self.model, self.system, self.messages, self.tools, self.tool_choice,
                    self.thinking]
-        raw = json.dumps(visible, sort_keys=True, ensure_ascii=False, default=str)
+        raw = json.dumps(_unmarked(visible), sort_keys=True, ensure_ascii=False, default=str)
         return hashlib.sha256(raw.encode()).hexdigest()
 
     @property
@@ -45,6 +50,15 @@ class ModelView:
     @property
     def tools_allowed(self) -> bool:
         return bool(self.tools) and self.tool_choice.get("type") != "none"
+
+
+def _unmarked(value: Any) -> Any:
+    """``value`` with every ``cache_control`` key removed (copies only what changes)."""
+    if isinstance(value, list):
+        return [_unmarked(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _unmarked(v) for k, v in value.items() if k != "cache_control"}
+    return value
 
 
 @dataclass
