@@ -11,7 +11,9 @@ system prompt (API notes §3.6).
 The estimate runs before every request over the whole history, so it is incremental
 (§14 stage 5): each distinct text is scanned once, each message's sum is kept while that
 message is unchanged, and plain ASCII text is counted with byte translations instead of
-regular expressions. A turn pays for its new blocks, not for the length of the session.
+regular expressions. ``estimate_tokens`` still visits every message; the pipeline keeps the
+running sum itself (``message_tokens``, ``request_tokens``; see ``incremental.py``), so a
+turn pays for its new blocks, not for the length of the session.
 """
 
 from __future__ import annotations
@@ -150,14 +152,25 @@ def _tools(tools: list[dict[str, Any]]) -> float:
     return sum(_text_cost(json.dumps(t, sort_keys=True, ensure_ascii=False)) for t in stripped)
 
 
+def message_tokens(message: dict[str, Any]) -> float:
+    """One message's share of the estimate: its blocks plus the framing."""
+    content = message["content"]
+    return (FRAMING + _text_cost(content) if isinstance(content, str)
+            else _MESSAGES.get(content, _message))
+
+
+def request_tokens(messages_total: float, system: list[dict[str, Any]] | None = None,
+                   tools: list[dict[str, Any]] | None = None) -> int:
+    """The whole request's estimate, from the running sum of its messages' shares."""
+    total = messages_total + sum(_text_cost(b.get("text", "")) for b in system or [])
+    total += _TOOLS.get(tools, _tools) if tools else 0
+    return round(total + (TOOL_PROMPT if tools else 0))
+
+
 def estimate_tokens(messages: list[dict[str, Any]], system: list[dict[str, Any]] | None = None,
                     tools: list[dict[str, Any]] | None = None) -> int:
     """Calibrated estimate of a request's input tokens (incremental, see the module docs)."""
     total = 0.0
     for message in messages:
-        content = message["content"]
-        total += (FRAMING + _text_cost(content) if isinstance(content, str)
-                  else _MESSAGES.get(content, _message))
-    total += sum(_text_cost(b.get("text", "")) for b in system or [])
-    total += _TOOLS.get(tools, _tools) if tools else 0
-    return round(total + (TOOL_PROMPT if tools else 0))
+        total += message_tokens(message)
+    return request_tokens(total, system, tools)

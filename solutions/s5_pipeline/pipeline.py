@@ -27,11 +27,12 @@ from ctxlab.tokens import block_text
 from .anchors import coverage
 from .constraints import UserTexts
 from .estimate import estimate_tokens
+from .incremental import Prepared
 from .ledger import Ledger
 from .microcompact import microcompact
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
-from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
+from .zones import prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
 CACHE_TTL_S = 300.0
@@ -59,6 +60,7 @@ class Pipeline:
         self.ratio = 1.0  # reported / estimated, from the latest usage (§9.5)
         self.sent: tuple[Any, int] | None = None  # (usage object seen, our estimate of it)
         self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
+        self.prepared = Prepared()  # last turn's work on each message, reused (§14 stage 5)
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
@@ -76,7 +78,8 @@ class Pipeline:
 
     def _measure(self, messages: Messages, session: Session) -> int:
         """The calibrated estimate, scaled by what the API reported last time (§9.5)."""
-        self.measured = (messages, estimate_tokens(messages, session.system, session.tools))
+        self.measured = (messages, self.prepared.estimate(messages, session.system,
+                                                          session.tools))
         return round(self.measured[1] * self.ratio)
 
     def _estimate(self, messages: Messages, session: Session) -> int:
@@ -106,21 +109,24 @@ class Pipeline:
         """The history to send now.
 
         In order: set up the cache zones (``_zones``); learn from the last usage
-        (``_calibrate``); apply the frozen decisions (``self._ledger(session).apply``);
-        remember the user's texts (``self.user_texts.remember``); compute the thresholds
-        (``thresholds`` with the window, ``session.max_tokens`` plus the summary reserve —
-        ``min(SUMMARY_RESERVE, the model's max output)`` — as completion buffer, the target
-        share and that reserve); measure (``_measure``). Above ``blocking_at``: ``_blocking``.
+        (``_calibrate``); apply the frozen decisions (``self.prepared.apply`` with
+        ``self._ledger(session)``: ``Ledger.apply``, run only on the messages that are new
+        since the last turn, see ``incremental.py``); remember the user's texts
+        (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
+        window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
+        model's max output)`` — as completion buffer, the target share and that reserve);
+        measure (``_measure``). Above ``blocking_at``: ``_blocking``.
         Above ``compact_at``, or above ``target`` when the cache is certainly cold (more than
         ``CACHE_TTL_S`` since the last request, by ``session.now()``): ``_compact`` with a
         trigger text (``"cache cold"`` for the latter). Then record ``session.now()`` as the
         last request time, set ``self.sent = (session.last_usage, plain estimate of what is
-        sent)`` and return ``mark_newest(messages)``.
+        sent)`` and return ``self.prepared.mark(messages)`` (``mark_newest``, again run only
+        on what is new).
         """
         ### BEGIN SOLUTION 5.5
         self._zones(session)
         self._calibrate(session)
-        messages = self._ledger(session).apply(messages)
+        messages = self.prepared.apply(messages, self._ledger(session))
         self.user_texts.remember(messages)
         reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)
         limits = thresholds(session.window, session.max_tokens + reserve, self.target_share,
@@ -136,7 +142,7 @@ class Pipeline:
             messages = self._compact(messages, session, size, limits, trigger)
         self.last_request_at = now
         self.sent = (session.last_usage, self._estimate(messages, session))
-        return mark_newest(messages)
+        return self.prepared.mark(messages)
         ### END SOLUTION
 
     def _compact(self, messages: Messages, session: Session, size: int, limits: Thresholds,

@@ -26,6 +26,7 @@ class UserTexts:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
+        self.known: set[str] = set()  # the same texts, to look one up without a scan (§14)
         self.ledger: Ledger | None = None
 
     def attach(self, ledger: Ledger) -> None:
@@ -33,8 +34,8 @@ class UserTexts:
         earlier run in the same workspace."""
         self.ledger = ledger
         for entry in ledger.notes(LOG_NAME):
-            if isinstance(entry.get("text"), str) and entry["text"] not in self.texts:
-                self.texts.append(entry["text"])
+            if isinstance(entry.get("text"), str):
+                self._add(entry["text"])
 
     def remember(self, messages: list[dict[str, Any]]) -> None:
         """Note the user texts of the newest message (and of the first, on the first call).
@@ -49,10 +50,16 @@ class UserTexts:
             for block in [content] if isinstance(content, str) else content:
                 text = block if isinstance(block, str) else (
                     block.get("text", "") if block.get("type") == "text" else "")
-                if text and text not in self.texts:
-                    self.texts.append(text)
-                    if self.ledger is not None:
-                        self.ledger.note(LOG_NAME, {"text": text})
+                if text and self._add(text) and self.ledger is not None:
+                    self.ledger.note(LOG_NAME, {"text": text})
+
+    def _add(self, text: str) -> bool:
+        """Keep ``text`` unless it is known already; whether it was new."""
+        if text in self.known:
+            return False
+        self.texts.append(text)
+        self.known.add(text)
+        return True
 
     def reinject(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put back, in the first message, every remembered text no longer visible."""

@@ -25,6 +25,7 @@ class Ledger:
     def __init__(self, root: Path) -> None:
         self.path = root / LOG
         self.decisions: dict[str, dict[str, Any]] = {}
+        self.recorded: list[str] = []  # ids frozen by this process, in order (§14 stage 5)
         for entry in read_records(self.path):
             if isinstance(entry.get("id"), str) and "content" in entry:
                 self.decisions[entry["id"]] = entry
@@ -33,6 +34,7 @@ class Ledger:
         """Freeze ``content`` as what ``tool_use_id``'s result is from now on."""
         entry = {"id": tool_use_id, "layer": layer, "content": content}
         self.decisions[tool_use_id] = entry
+        self.recorded.append(tool_use_id)
         self._append(self.path, entry)
 
     def note(self, name: str, entry: dict[str, Any]) -> None:
@@ -49,16 +51,21 @@ class Ledger:
         append_jsonl(path, [entry], ensure_ascii=True)  # ASCII: any text a tool produced fits
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The history with every frozen replacement applied (idempotent)."""
+        """The history with every frozen replacement applied (idempotent). A message whose
+        results already read as decided is passed on as it is, not copied."""
         out = []
         for message in messages:
             content = message["content"]
-            if isinstance(content, str) or not any(
-                    b.get("tool_use_id") in self.decisions for b in content):
+            if isinstance(content, str) or not any(self._pending(b) for b in content):
                 out.append(message)
                 continue
             out.append(dict(message, content=[
                 dict(b, content=self.decisions[b["tool_use_id"]]["content"])
-                if b.get("type") == "tool_result" and b.get("tool_use_id") in self.decisions
-                else b for b in content]))
+                if self._pending(b) else b for b in content]))
         return out
+
+    def _pending(self, block: dict[str, Any]) -> bool:
+        """A tool result with a frozen decision that it does not read as yet."""
+        decision = self.decisions.get(block.get("tool_use_id"))
+        return (decision is not None and block.get("type") == "tool_result"
+                and block.get("content") != decision["content"])

@@ -65,7 +65,8 @@ def test_one_size_is_measured_without_compaction() -> None:
     assert point["no_compaction"] and point["compactions"] == 0
     assert point["tokens"] <= 8_000 and point["messages"] % 2 == 1
     assert point["overhead_ratio"] == point["layer_s"] / point["full_tokenize_s"]
-    for key in ("layer_s", "full_tokenize_s", "first_prepare_s", "request_s", "simulator_s"):
+    for key in ("layer_s", "layer_after_request_s", "full_tokenize_s", "first_prepare_s",
+                "request_s", "simulator_s"):
         assert point[key] > 0
     assert point["simulator_s"] <= point["request_s"]
 
@@ -82,14 +83,15 @@ def test_the_layer_window_only_grows_past_the_model_window_when_needed() -> None
 
 def _point(target: int, layer_s: float, tokenize_s: float = 0.1) -> dict:
     return {"target": target, "tokens": target - 500, "messages": target // 1000,
-            "new_tokens": 2_000, "layer_s": layer_s, "full_tokenize_s": tokenize_s,
+            "new_tokens": 2_000, "layer_s": layer_s, "layer_after_request_s": 2 * layer_s,
+            "full_tokenize_s": tokenize_s,
             "first_prepare_s": 0.01, "request_s": 0.02, "simulator_s": 0.01, "compactions": 0,
             "no_compaction": True, "layer_window": 1_000_000,
             "overhead_ratio": layer_s / tokenize_s}
 
 
 def test_report_keys_ratios_by_size_and_fits_the_exponent() -> None:
-    points = [_point(s, 1e-4 * (s / 10_000) ** 0.25) for s in (10_000, 200_000, 1_000_000)]
+    points = [_point(s, 1e-4 * (s / 10_000) ** 0.1) for s in (10_000, 200_000, 1_000_000)]
     built = report.assemble(points, [], 100.0, model=turns.MODEL, turns=3)
     assert list(built["overhead_ratio"]) == ["10000", "200000", "1000000"]
     assert built["overhead_ratio"]["200000"] == pytest.approx(points[1]["overhead_ratio"],
@@ -98,6 +100,17 @@ def test_report_keys_ratios_by_size_and_fits_the_exponent() -> None:
     assert built["exponent"] == pytest.approx(expected, rel=1e-3)
     assert built["ok"] and [t["met"] for t in built["targets"]] == [True, True, True]
     json.dumps(built)  # a JSON document, nothing else
+
+
+@pytest.mark.parametrize(("growth", "met"), [(0.0, True), (0.15, True), (0.25, False),
+                                             (0.56, False), (1.0, False)])
+def test_the_growth_target_is_a_flat_turn(growth: float, met: bool) -> None:
+    points = [_point(s, 1e-4 * (s / 10_000) ** growth, tokenize_s=1.0)
+              for s in (10_000, 50_000, 200_000, 1_000_000)]
+    built = report.assemble(points, [], None, model=turns.MODEL, turns=1)
+    assert built["exponents"]["layer_per_turn"] == pytest.approx(growth, abs=0.02)
+    assert built["targets"][1]["limit"] == report.EXPONENT_LIMIT == 0.2
+    assert built["targets"][1]["met"] is met and built["ok"] is met
 
 
 def test_report_flags_missed_and_unmeasured_targets() -> None:

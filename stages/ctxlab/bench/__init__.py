@@ -5,8 +5,9 @@ session would cost the square of its length; stage 5 keeps its accounting increm
 This package measures that, side by side in one process:
 
 - ``turns``: at contexts of 10K, 50K, 200K and 1M tokens, the per-turn cost of stage 5's layer
-  (``admit`` + ``prepare`` for one new round, steady state) against one full tokenization of
-  the same context, and the simulator's time per request;
+  (``admit`` + ``prepare`` for one new round, steady state; turn after turn, and right after
+  each request) against one full tokenization of the same context, and the simulator's time
+  per request;
 - ``runs``: one whole run per stage on a scenario, and the process's peak memory;
 - ``fit``: how each cost grows with the size (the exponent of a power law);
 - ``report``: the JSON document, the targets and the tables.

@@ -4,11 +4,20 @@ Targets are checked here, never in timed unit tests:
 
 - at 200K tokens, one turn of the context layer costs at most 2 % of one full tokenization of
   the same context;
-- the per-turn cost grows sublinearly with the context: the fitted exponent stays below 1. A
-  layer that re-reads the whole history every turn scales like the tokenizer (exponent ≈ 1) and
-  makes a session quadratic. The report also splits the per-turn cost into a fixed part and a
-  part per token of history (``history``), and gives that part as a share of what tokenizing
-  the history would cost — the size-dependent rest that the exponent summarises.
+- the per-turn cost follows the new content, not the size of the context: the fitted
+  exponent stays below ``EXPONENT_LIMIT`` = 0.2. Each measured turn adds the same amount of
+  new content, so a layer that does only that work is flat (exponent ≈ 0, within the timer's
+  noise of a few hundredths). One that re-reads the whole history every turn scales like the
+  tokenizer (exponent ≈ 1) and makes a session quadratic; even one cheap Python-level look at
+  every message per turn, about half a microsecond each, measured 0.46 to 0.56 before stage
+  5 kept its work from one turn to the next. 0.2 lies between the two with room on both
+  sides.
+
+The report also splits the per-turn cost into a fixed part and a part per token of history
+(``history``), and gives that part as a share of what tokenizing the history would cost — the
+size-dependent rest that the exponent summarises. The layer timed right after each request
+(``layer_after_request_s``) gets its own exponent, for information: it includes what that
+request cost the CPU caches (see ``turns``).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from .fit import exponent, line
 
 RATIO_SIZE = 200_000
 RATIO_LIMIT = 0.02
-EXPONENT_LIMIT = 1.0  # strictly below
+EXPONENT_LIMIT = 0.2  # strictly below
 
 
 def _round(value: Any) -> Any:
@@ -48,7 +57,8 @@ def targets(points: list[dict[str, Any]], growth: float | None) -> list[dict[str
         {"target": f"layer per turn at {RATIO_SIZE:,} tokens vs one full tokenization",
          "value": ratio, "limit": RATIO_LIMIT, "met": None if ratio is None
          else ratio <= RATIO_LIMIT},
-        {"target": "layer per turn grows slower than the context (exponent below 1)",
+        {"target": f"layer per turn follows the new content, not the context (exponent "
+                   f"below {EXPONENT_LIMIT})",
          "value": growth, "limit": EXPONENT_LIMIT, "met": None if growth is None
          else growth < EXPONENT_LIMIT},
         {"target": "every measured turn ran without compaction",
@@ -71,6 +81,7 @@ def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
         "exponent": growth,
         "exponents": {
             "layer_per_turn": growth,
+            "layer_after_request": exponent(sizes, [p["layer_after_request_s"] for p in points]),
             "full_tokenize": exponent(sizes, [p["full_tokenize_s"] for p in points]),
             "request": exponent(sizes, [p["request_s"] for p in points]),
             "simulator": exponent(sizes, [p["simulator_s"] for p in points]),
@@ -104,17 +115,19 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
     console = console or Console()
     table = Table(title="Stage 5's context layer per turn, against one full tokenization",
                   box=box.SIMPLE_HEAD, caption="times in ms; medians over the measured turns")
-    for column in ("tokens", "messages", "layer", "tokenize", "overhead", "request", "in sim",
-                   "1st prepare"):
+    for column in ("tokens", "messages", "layer", "tokenize", "overhead", "after request",
+                   "request", "in sim", "1st prepare"):
         table.add_column(column, justify="right")
     for p in report["sizes"]:
         table.add_row(f"{p['tokens']:,}", f"{p['messages']:,}", _ms(p["layer_s"]),
                       _ms(p["full_tokenize_s"]), f"{p['overhead_ratio']:.2%}",
-                      _ms(p["request_s"]), _ms(p["simulator_s"]), _ms(p["first_prepare_s"]))
+                      _ms(p["layer_after_request_s"]), _ms(p["request_s"]),
+                      _ms(p["simulator_s"]), _ms(p["first_prepare_s"]))
     console.print(table)
     grow = report["exponents"]
     console.print(f"growth with the context size (least squares, log-log): layer per turn "
-                  f"{_power(grow['layer_per_turn'])}, full tokenization "
+                  f"{_power(grow['layer_per_turn'])} (right after a request "
+                  f"{_power(grow['layer_after_request'])}), full tokenization "
                   f"{_power(grow['full_tokenize'])}, request {_power(grow['request'])}")
     if report["history"]:
         part = report["history"]

@@ -1,0 +1,207 @@
+"""Stage 5's incremental turn (§14 stage 5): last turn's work is reused only where it still holds.
+
+Every check compares with the full functions run on the whole history — ``Ledger.apply``,
+``estimate_tokens``, ``mark_newest`` — and counts the messages actually worked on, never time.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+from s5_pipeline import Pipeline, estimate_tokens, mark_newest
+from s5_pipeline.incremental import Prepared
+from s5_pipeline.ledger import Ledger
+
+from ctxlab.session import Session
+from ctxlab.sim import Simulator, make_client
+from ctxlab.tools import definitions
+
+Messages = list[dict[str, Any]]
+SYSTEM = [{"type": "text", "text": "Be careful."}]
+
+
+def _round(n: int, size: int = 200) -> Messages:
+    """One API round: the assistant calls a tool, the user message carries its result."""
+    return [{"role": "assistant", "content": [
+                {"type": "text", "text": f"Printing part {n}."},
+                {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
+                 "input": {"command": f"cat src/part_{n}.py"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                 "content": f"def part_{n}():\n    return {n}\n" * size}]}]
+
+
+def _history(rounds: int) -> Messages:
+    return [{"role": "user", "content": "the task"}] + [
+        m for n in range(rounds) for m in _round(n)]
+
+
+class _Counting(Ledger):
+    """A ledger that notes how many messages each ``apply`` was given."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.given: list[int] = []
+
+    def apply(self, messages: Messages) -> Messages:
+        self.given.append(len(messages))
+        return super().apply(messages)
+
+
+def _check(prepared: Prepared, ledger: Ledger, messages: Messages) -> Messages:
+    """``prepared.apply`` and ``estimate`` agree with the full functions; returns the applied."""
+    applied = prepared.apply(messages, ledger)
+    assert applied == Ledger.apply(ledger, messages)
+    assert prepared.estimate(applied, SYSTEM, definitions()) == estimate_tokens(
+        applied, SYSTEM, definitions())
+    return applied
+
+
+def test_a_normal_turn_works_only_on_the_new_messages(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    history = _check(prepared, ledger, _history(30))
+    assert ledger.given == [61]  # the first turn does it all
+    for n in range(30, 40):
+        assistant, user = _round(n)
+        if n % 3 == 0:  # as ``admit`` does: an offloaded result, its decision frozen
+            preview = f"[part {n} saved to disk]"
+            ledger.record(f"toolu_{n}", preview, "offload")
+            user["content"][0]["content"] = preview
+        history = _check(prepared, ledger, history + [assistant, user])
+        assert ledger.given[-1] == 3  # last turn's newest message and the new round
+
+
+def test_decisions_already_in_place_are_shared_not_copied(tmp_path: Path) -> None:
+    ledger = Ledger(tmp_path)
+    history = _history(3)
+    ledger.record("toolu_0", "[cleared]", "microcompact")
+    applied = ledger.apply(history)
+    assert applied[2] is not history[2] and applied[2]["content"][0]["content"] == "[cleared]"
+    again = ledger.apply(applied)
+    assert again == applied and all(a is b for a, b in zip(again, applied, strict=True))
+
+
+def _replaced(messages: Messages) -> Messages:
+    changed = list(messages)
+    changed[-5] = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_7", "content": "another result"}]}
+    return changed
+
+
+def _removed(messages: Messages) -> Messages:
+    return messages[:-7] + messages[-5:]
+
+
+def _inserted(messages: Messages) -> Messages:
+    note = {"role": "user", "content": [{"type": "text", "text": "a note"}]}
+    return messages[:-5] + [note] + messages[-5:]
+
+
+def _reordered(messages: Messages) -> Messages:
+    changed = list(messages)
+    changed[2], changed[4] = changed[4], changed[2]
+    return changed
+
+
+def _far_back(messages: Messages) -> Messages:
+    changed = list(messages)
+    changed[1] = copy.deepcopy(changed[1])
+    changed[1]["content"][0]["text"] = "Printing something else."
+    return changed
+
+
+@pytest.mark.parametrize("change", [_replaced, _removed, _inserted, _reordered, _far_back])
+def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    history = _check(prepared, ledger, _history(10))
+    changed = change(history)
+    _check(prepared, ledger, changed + _round(10))
+    first = next(i for i, (a, b) in enumerate(zip(changed, history, strict=False)) if a != b)
+    assert ledger.given[-1] >= len(changed) + 2 - first  # from the change on, all of it again
+
+
+def test_a_list_cut_short_keeps_what_it_still_shares(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    history = _check(prepared, ledger, _history(10))
+    _check(prepared, ledger, history[:-2])
+    assert ledger.given[-1] == 1  # its newest message, which now carries the breakpoint
+
+
+def test_equal_copies_count_as_unchanged(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    history = _check(prepared, ledger, _history(10))
+    _check(prepared, ledger, copy.deepcopy(history) + _round(10))
+    assert ledger.given[-1] == 3
+
+
+def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    history = _check(prepared, ledger, _history(10))
+    ledger.record("toolu_2", "[cleared by hand]", "microcompact")
+    applied = _check(prepared, ledger, history + _round(10))
+    assert applied[6]["content"][0]["content"] == "[cleared by hand]"
+    assert ledger.given[-1] == len(history) + 2
+
+
+def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
+    prepared = Prepared()
+    history = _check(prepared, Ledger(tmp_path), _history(10))
+    other = _Counting(tmp_path)
+    _check(prepared, other, history + _round(10))
+    assert other.given == [len(history) + 2]
+
+
+@pytest.mark.exercise("5.4")
+def test_marking_matches_mark_newest_and_shares_the_old_messages(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    sent = prepared.mark(prepared.apply(_history(10), ledger))
+    for n in range(10, 20):
+        history = sent + _round(n)  # the loop appends to what was sent
+        applied = prepared.apply(history, ledger)
+        marked = prepared.mark(applied)
+        assert marked == mark_newest(applied)
+        assert all(a is b for a, b in zip(marked[:-3], sent[:-3], strict=False))
+        if n > 10:  # the first turn turned the task's text into a block: all of it again
+            assert ledger.given[-1] == 5  # the breakpoint's old and new places, the round
+        sent = marked
+
+
+@pytest.mark.exercise("5.4")
+def test_a_rewritten_history_is_marked_whole_and_starts_afresh(tmp_path: Path) -> None:
+    ledger, prepared = _Counting(tmp_path), Prepared()
+    applied = prepared.apply(_history(10), ledger)
+    prepared.mark(applied)
+    rewritten = applied[:1] + applied[-4:]  # what a layer returns: another list
+    assert prepared.mark(rewritten) == mark_newest(rewritten)
+    prepared.apply(rewritten + _round(10), ledger)
+    assert ledger.given[-1] == len(rewritten) + 2
+
+
+def _session(root: Path, sim: Simulator) -> Session:
+    return Session(make_client(sim), "claude-haiku-4-5", list(SYSTEM), definitions(), root,
+                   now=lambda: sim.clock.now)
+
+
+@pytest.mark.exercise("5.5")
+def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    applied: list[int] = []
+    full = Ledger.apply
+    monkeypatch.setattr(Ledger, "apply", lambda self, m: applied.append(len(m)) or full(self, m))
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)
+    history = layer.prepare(_history(20), session)
+    for n in range(20, 30):
+        assistant, user = _round(n, size=300 if n % 2 else 20)  # every other one offloaded
+        session.tool_names[f"toolu_{n}"] = "run_command"
+        user["content"] = layer.admit(user["content"], session)
+        history = layer.prepare(history + [assistant, user], session)
+        fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)
+        assert fresh.prepare(list(history), _session(tmp_path, sim)) == history
+        if n > 20:
+            assert applied[-2] == 5  # this layer's turn: only the newest messages
+    assert {e["layer"] for e in session.events} == {"offload"}  # no other layer ran
