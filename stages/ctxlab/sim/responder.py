@@ -53,7 +53,7 @@ class ModelView:
 
 
 def _unmarked(value: Any) -> Any:
-    """``value`` with every ``cache_control`` key removed (copies only what changes)."""
+    """A copy of ``value`` with every ``cache_control`` key left out."""
     if isinstance(value, list):
         return [_unmarked(item) for item in value]
     if isinstance(value, dict):
