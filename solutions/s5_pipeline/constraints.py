@@ -26,7 +26,7 @@ class UserTexts:
 
     def __init__(self) -> None:
         self.texts: list[str] = []
-        self.known: set[str] = set()  # the same texts, to look one up without a scan (§14)
+        self.known: set[str] = set()  # the same texts, to look one up without a scan
         self.ledger: Ledger | None = None
 
     def attach(self, ledger: Ledger) -> None:

@@ -8,12 +8,12 @@ weights from (text, tokens) samples; ``WEIGHTS`` were fitted that way on the fix
 Images cost width × height / 750 (API docs), and a request with tools pays the tool-use
 system prompt (API notes §3.6).
 
-The estimate runs before every request over the whole history, so it is incremental
-(§14 stage 5): each distinct text is scanned once, each message's sum is kept while that
-message is unchanged, and plain ASCII text is counted with byte translations instead of
-regular expressions. ``estimate_tokens`` still visits every message; the pipeline keeps the
-running sum itself (``message_tokens``, ``request_tokens``; see ``incremental.py``), so a
-turn pays for its new blocks, not for the length of the session.
+The estimate runs before every request over the whole history, so it is incremental: each
+distinct text is scanned once, each message's sum is kept while that message is unchanged, and
+plain ASCII text is counted with byte translations instead of regular expressions.
+``estimate_tokens`` still visits every message; the pipeline keeps the running sum itself
+(``message_tokens``, ``request_tokens``; see ``incremental.py``), so a turn pays for its new
+blocks, not for the length of the session.
 """
 
 from __future__ import annotations

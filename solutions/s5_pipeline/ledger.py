@@ -25,7 +25,7 @@ class Ledger:
     def __init__(self, root: Path) -> None:
         self.path = root / LOG
         self.decisions: dict[str, dict[str, Any]] = {}
-        self.recorded: list[str] = []  # ids frozen by this process, in order (§14 stage 5)
+        self.recorded: list[str] = []  # ids frozen by this process, in order
         for entry in read_records(self.path):
             if isinstance(entry.get("id"), str) and "content" in entry:
                 self.decisions[entry["id"]] = entry

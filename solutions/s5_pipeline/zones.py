@@ -45,7 +45,7 @@ def mark_newest(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Exactly one message breakpoint, on the last non-empty text or other cacheable block of
     the last message; every other message breakpoint removed. Returns a new list; the input is
     never modified. A message that needs no change is passed on as it is, not copied: this runs
-    before every request, so its work must not grow with every message of the session (§14)."""
+    before every request, so its work must not grow with every message of the session."""
     ### BEGIN SOLUTION 5.4
     out = []
     for message in messages:

@@ -6,7 +6,7 @@ tokenizer: the simulator bills with it, so the workbook's numbers are self-consi
 are not what the real API would report for the same text.
 
 Counts are cached per text, so counting a long conversation again after one new block only
-tokenizes the new block (§14 stage 5, "incremental accounting").
+tokenizes the new block.
 """
 
 from __future__ import annotations

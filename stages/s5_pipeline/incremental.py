@@ -1,4 +1,4 @@
-"""Each turn's work on the history, done once per message (guide §14 stage 5, "incremental").
+"""Each turn's work on the history, done once per message: a turn costs what it adds.
 
 The loop appends: the history ``prepare`` is given is, but for its last few messages, the one
 it was given last turn. The work on the old messages — the frozen decisions applied

@@ -62,7 +62,7 @@ class Pipeline:
         self.ratio = 1.0  # reported / estimated, from the latest usage (§9.5)
         self.sent: tuple[Any, int] | None = None  # (usage object seen, our estimate of it)
         self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
-        self.prepared = Prepared()  # last turn's work on each message, reused (§14 stage 5)
+        self.prepared = Prepared()  # last turn's work on each message, reused
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:

@@ -36,7 +36,7 @@ def mark_newest(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Exactly one message breakpoint, on the last non-empty text or other cacheable block of
     the last message; every other message breakpoint removed. Returns a new list; the input is
     never modified. A message that needs no change is passed on as it is, not copied: this runs
-    before every request, so its work must not grow with every message of the session (§14)."""
+    before every request, so its work must not grow with every message of the session."""
     raise NotImplementedError("Exercise 5.4 — mark_newest(): see notebooks/05_pipeline.ipynb")
 
 

@@ -1,4 +1,4 @@
-"""Stage 5's incremental turn (§14 stage 5): last turn's work is reused only where it still holds.
+"""Stage 5's incremental turn: last turn's work is reused only where it still holds.
 
 Every check compares with the full functions run on the whole history — ``Ledger.apply``,
 ``estimate_tokens``, ``mark_newest`` — and counts the messages actually worked on, never time.

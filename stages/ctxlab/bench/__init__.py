@@ -1,4 +1,4 @@
-"""``ctxlab bench``: what the context layer costs next to a model call (issue 9, §14 stage 5).
+"""``ctxlab bench``: what the context layer costs next to a model call (issue 9).
 
 A context layer runs before every request. If it re-counted the whole history each turn, a
 session would cost the square of its length; stage 5 keeps its accounting incremental instead.
