@@ -1,7 +1,7 @@
 """``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
 
 ``ctxlab replay FILE`` shows what the layer would have done, and when; a directory replays
-every ``*.jsonl`` in it with a progress bar. A file that cannot be replayed is reported in one
+every ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. A file that cannot be replayed is reported in one
 line and the others go on; the exit status is 2 only when nothing could be replayed.
 """
 
@@ -17,6 +17,7 @@ from rich.markup import escape
 
 from .. import models, use
 from ..replay import TranscriptError, replay_file
+from ..replay.discover import DiscoveryError, display_name, find_logs
 from ..replay.view import overview, report_view
 from ..runner import load_stage
 from ..view import progress
@@ -56,7 +57,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "stage's context layer turn by turn and report what it "
                                         "would have done. Offline: the recorded replies "
                                         "stand in for the model.")
-    parser.add_argument("path", type=Path, help="a session log, or a directory of *.jsonl logs")
+    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH",
+                        help="session logs, or folders searched recursively for *.jsonl logs "
+                             "(sessions and their subagents/)")
     parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],
                         help="stage to replay through (default: the highest built)")
     parser.add_argument("--window", type=tokens,
@@ -97,19 +100,11 @@ def _check_options(stage: int, options: dict[str, Any]) -> None:
                         f"{error}") from None
 
 
-def _files(path: Path) -> list[Path]:
-    if not path.exists():
-        raise UserError(f"{path} does not exist")
-    if not path.is_dir():
-        return [path]
-    files = sorted(path.glob("*.jsonl"))
-    if not files:
-        raise UserError(f"{path} holds no *.jsonl session logs")
-    return files
-
-
 def run(args: argparse.Namespace) -> int:
-    files = _files(args.path)
+    try:
+        files = find_logs(args.paths)
+    except DiscoveryError as error:
+        raise UserError(str(error)) from None
     stage = _stage(args.stage)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     if args.model is not None and models.lookup(args.model) is None:
@@ -123,8 +118,9 @@ def run(args: argparse.Namespace) -> int:
             reports.append(replay_file(path, stage, model=args.model, window=args.window,
                                        whole_file=args.whole_file, options=options))
         except TranscriptError as error:
-            failed.append({"file": path.name, "error": str(error)})
-            errors.print(f"[yellow]skipped[/] {escape(path.name)} {escape(str(error))}",
+            name = display_name(path, args.paths)
+            failed.append({"file": name, "error": str(error)})
+            errors.print(f"[yellow]skipped[/] {escape(name)} {escape(str(error))}",
                          highlight=False, soft_wrap=True)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
