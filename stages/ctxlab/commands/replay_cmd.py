@@ -1,8 +1,9 @@
 """``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
 
-``ctxlab replay FILE`` shows what the layer would have done, and when; a directory replays
-every ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. A file that cannot be replayed is reported in one
-line and the others go on; the exit status is 2 only when nothing could be replayed.
+``ctxlab replay FILE`` shows what the layer would have done, and when; a folder replays every
+``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. A file
+that cannot be replayed is reported in one line and the others go on; the exit status is 2
+only when nothing could be replayed.
 """
 
 from __future__ import annotations
