@@ -101,3 +101,25 @@ def test_example_json_prints_the_ch8_table(capsys: pytest.CaptureFixture[str]) -
     table = _json(capsys, ["example", "ch8.3", "--json"])
     assert set(table) >= {"start", "after_l3", "after_l1", "after_l2", "l4_ran"}
     assert table["start"] > table["after_l3"] >= table["after_l1"] > table["after_l2"]
+
+
+def _panel_words(exercise: str, level: int, text: str, width: int) -> str:
+    from rich.console import Console
+
+    from ctxlab.commands.hint import hint_panel
+    console = Console(record=True, width=width, color_system=None)
+    console.print(hint_panel(exercise, level, text))
+    lines = console.export_text().splitlines()[1:-1]  # drop the panel's top and bottom rule
+    return " ".join(" ".join(line.strip()[1:-1].split()) for line in lines).strip()
+
+
+@pytest.mark.parametrize("width", [80, 160])
+def test_every_hint_is_printed_verbatim(width: int) -> None:
+    """Code in a hint (``kept[drop:]``, ``[...]``) reaches the learner as written: the
+    printer never reads a hint as rich markup."""
+    every = hints.all_hints()
+    assert every
+    for exercise, texts in every.items():
+        for level, text in enumerate(texts, start=1):
+            assert _panel_words(exercise, level, text, width) == " ".join(text.split()), (
+                f"hint {exercise}/{level} is not printed as written")

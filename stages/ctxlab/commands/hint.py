@@ -6,6 +6,7 @@ import argparse
 
 from rich.console import Console
 from rich.panel import Panel
+from rich.text import Text
 
 from ..workbook.hints import next_hint
 from .common import UserError
@@ -17,11 +18,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+def hint_panel(exercise: str, level: int, text: str) -> Panel:
+    """The hint as written: plain text, so code such as ``kept[drop:]`` is never read as
+    rich markup."""
+    last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
+    return Panel(Text(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         level, text = next_hint(args.exercise)
     except KeyError as error:
         raise UserError(error.args[0]) from None
-    last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
-    Console().print(Panel(text, title=f"exercise {args.exercise} — hint {level}/3{last}"))
+    Console().print(hint_panel(args.exercise, level, text))
     return 0
