@@ -209,10 +209,13 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                             max_turns=max_turns or 3 * len(plan.steps) + 20)
         except anthropic.APIError as failure:
             error = error_info(failure)
+            # The history is the request that failed, whether or not the loop appended to
+            # the list it was given (its contract does not say it must).
+            messages = tracker.last_sent
         finally:
             if journal is not None:
                 journal.close()
-        manifest = tracker.manifest(tracker.last_sent if error else messages, folder.root)
+        manifest = tracker.manifest(messages, folder.root)
         outcome = scenarios.check(plan, folder.root)
     summary = RunSummary.from_records(records, stage=stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,
