@@ -9,7 +9,7 @@ from rich.console import Console
 from ..report.compare import compare
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
-from ..view import summary_table
+from ..view import summary_view
 from .common import UserError, print_json
 
 
@@ -33,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(rows)
         return 0
-    Console().print(summary_table([RunSummary.from_dict(r) for r in rows],
-                                  title=f"The total bill: {args.scenario}"))
+    console = Console()
+    console.print(summary_view(console, [RunSummary.from_dict(r) for r in rows],
+                               title=f"The total bill: {args.scenario}"))
     return 0

@@ -20,7 +20,7 @@ from ..journal import JournalError, resume_point
 from ..scenarios import ScenarioError, load, names
 from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
-from ..view import Dashboard, explain_error, summary_table
+from ..view import Dashboard, explain_error, summary_view
 from ..workbook.layout import STAGES, impl_root
 from .common import UserError, print_json
 
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if summary.error:
         console.print(explain_error(summary.error["type"], summary.error["message"]))
-    console.print(summary_table(summary))
+    console.print(summary_view(console, summary))
     verdict = "[green]task done[/]" if summary.success else "[red]task not done[/]"
     console.print(verdict + (f": {'; '.join(result.problems)}" if result.problems else ""))
     return 0

@@ -16,7 +16,10 @@ from rich.text import Text
 
 from ctxlab import models
 from ctxlab.telemetry import TurnRecord
-from ctxlab.view.tables import fmt_percent, fmt_tokens, fmt_usd, turn_table
+from ctxlab.view.tables import fmt_percent, fmt_tokens, fmt_usd, turn_view
+
+BAR_MAX, BAR_MIN = 40, 10
+BAR_TEXT = 50  # "occupancy", then "100.0% (1,000,000 of 1,000,000 tokens)" beside the bar
 
 
 def occupancy_style(occupancy: float) -> str:
@@ -65,9 +68,12 @@ class Dashboard:
 
     def render(self) -> RenderableType:
         """The live view: the latest calls, the occupancy bar, the totals."""
-        parts: list[RenderableType] = [turn_table(self.records[-self.last:], title=self.title)]
+        shown = self.records[-self.last:]
+        parts = [turn_view(self.console, shown, title=self.title)]
         if self.records:
-            parts.append(occupancy_bar(self.records[-1]))
+            last = self.records[-1]
+            width = max(BAR_MIN, min(BAR_MAX, self.console.width - BAR_TEXT))
+            parts.append(occupancy_bar(last, width=width))
         parts.append(totals(self.records))
         return Group(*parts)
 
@@ -91,5 +97,5 @@ class Dashboard:
             self._live = None
         if not self.records:  # nothing ran (e.g. a bad scenario): no empty table
             return
-        self.console.print(turn_table(self.records, title=self.title))
+        self.console.print(turn_view(self.console, self.records, title=self.title))
         self.console.print(totals(self.records))

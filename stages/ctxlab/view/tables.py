@@ -9,11 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ctxlab.telemetry import PATHOLOGICAL_RUN, RunSummary, TurnRecord
 from ctxlab.tokens import CAVEAT
+from ctxlab.view.fit import compact_table, figures, fitted
+
+EVENTS_MIN_WIDTH = 28  # narrower, one compaction wraps over many lines: use the compact layout
 
 
 def fmt_tokens(n: int) -> str:
@@ -43,18 +48,49 @@ def turn_table(records: Sequence[TurnRecord], *, title: str | None = None) -> Ta
     """One row per model call: what was sent, what the API reported, the cost, the occupancy."""
     table = Table(title=title, caption=f"estimated = chars/4; reported = API usage. {CAVEAT}",
                   caption_justify="left")
-    table.add_column("turn", justify="right")
-    table.add_column("kind")
-    for name in ("msgs", "estimated\ntokens", "reported\ntokens", "cache\nread", "cache\nwrite",
-                 "output", "cost", "occupancy"):
-        table.add_column(name, justify="right")
-    table.add_column("events", overflow="fold")
+    figures(table, "turn")
+    table.add_column("kind", no_wrap=True)
+    figures(table, "msgs", "estimated\ntokens", "reported\ntokens", "cache\nread",
+            "cache\nwrite", "output", "cost", "occupancy")
+    table.add_column("events", min_width=EVENTS_MIN_WIDTH)
     for r in records:
         counts = (r.estimated_tokens, r.reported_input_tokens, r.cache_read_tokens,
                   r.cache_write_tokens, r.output_tokens)
         table.add_row(str(r.turn), r.kind, str(r.messages), *map(fmt_tokens, counts),
                       fmt_usd(r.cost_usd), fmt_percent(r.occupancy), events(r))
     return table
+
+
+def compact_turn_table(records: Sequence[TurnRecord], *, title: str | None = None) -> Group:
+    """The same calls in nine short figure columns; kinds and events on lines of their own."""
+    table = compact_table(title=title, caption=f"est. = chars/4; input = API-reported input "
+                          f"(uncached + cache read + cache write). {CAVEAT}")
+    figures(table, "turn", "msgs", "est.", "input", "cache\nread", "cache\nwrite", "out",
+            "cost", "occ.")
+    for r in records:
+        counts = (r.estimated_tokens, r.reported_input_tokens, r.cache_read_tokens,
+                  r.cache_write_tokens, r.output_tokens)
+        table.add_row(str(r.turn), str(r.messages), *map(fmt_tokens, counts),
+                      fmt_usd(r.cost_usd), fmt_percent(r.occupancy))
+    return Group(table, *event_lines(records))
+
+
+def event_lines(records: Sequence[TurnRecord]) -> list[Text]:
+    """``turn 12 (summary call): snip -12,000 ([auto] 80%)``: one line per call with news."""
+    lines = []
+    for r in records:
+        said = events(r)
+        kind = "" if r.kind == "agent" else f" ({r.kind} call)"
+        if said or kind:
+            lines.append(Text.from_markup(f"turn {r.turn}{kind}: {said or '-'}"))
+    return lines
+
+
+def turn_view(console: Console, records: Sequence[TurnRecord], *,
+              title: str | None = None) -> RenderableType:
+    """The per-call table in the layout that fits ``console``."""
+    return fitted(console, [lambda: turn_table(records, title=title),
+                            lambda: compact_turn_table(records, title=title)])
 
 
 def _per_layer(counts: dict[str, int]) -> str:
@@ -85,23 +121,76 @@ ROWS: tuple[tuple[str, Callable[[RunSummary], str]], ...] = (
 )
 
 
+BILL_CAPTION = ("tokens per task = every input and output token of every call, summaries "
+                f"included (§12.1). {CAVEAT}")
+
+
+def _label(run: RunSummary, one_task: bool) -> str:
+    label = "keep all" if run.stage == "keep-everything" else f"stage {run.stage}"
+    return label if one_task else f"{label}\n{run.scenario}"
+
+
+def _cheapest(runs: Sequence[RunSummary]) -> Callable[[RunSummary, str], str]:
+    """Marks the lowest token-per-task in bold green when runs are compared."""
+    low = min((r.tokens_per_task for r in runs), default=0)
+    return lambda r, v: f"[bold green]{v}[/]" if len(runs) > 1 and r.tokens_per_task == low else v
+
+
 def summary_table(summaries: RunSummary | Sequence[RunSummary], *,
-                  title: str | None = None) -> Table:
+                  title: str | None = None, compact: bool = False) -> Table:
     """One column per run, one row per metric: the total bill, side by side (§12.1)."""
     runs = [summaries] if isinstance(summaries, RunSummary) else list(summaries)
-    table = Table(title=title, caption=f"tokens per task = every input and output token of "
-                  f"every call, summaries included (§12.1). {CAVEAT}", caption_justify="left")
-    table.add_column("metric")
+    table = compact_table(title=title, caption=BILL_CAPTION) if compact else Table(
+        title=title, caption=BILL_CAPTION, caption_justify="left")
+    table.add_column("metric", no_wrap=True)
     one_task = len({run.scenario for run in runs}) == 1
     for run in runs:
-        label = "keep all" if run.stage == "keep-everything" else f"stage {run.stage}"
-        header = label if one_task else f"{label}\n{run.scenario}"
-        table.add_column(escape(header), justify="right", overflow="fold")
-    cheapest = min((r.tokens_per_task for r in runs), default=0)
+        table.add_column(escape(_label(run, one_task)), justify="right")
+    mark = _cheapest(runs)
     for name, cell in ROWS:
         values = [cell(r) for r in runs]
-        if name == "tokens per task" and len(runs) > 1:
-            values = [f"[bold green]{v}[/]" if r.tokens_per_task == cheapest else v
-                      for r, v in zip(runs, values, strict=True)]
+        if name == "tokens per task":
+            values = [mark(r, v) for r, v in zip(runs, values, strict=True)]
         table.add_row(name, *values)
     return table
+
+
+def _notes(run: RunSummary) -> str:
+    """What the one-row-per-run layout has no column for, in a few words."""
+    parts = [f"error {escape(run.error['type'])}"] if run.error else []
+    parts += [f"{escape(layer)} ×{n} freed {run.tokens_freed_per_layer.get(layer, 0):,}"
+              for layer, n in sorted(run.compactions_per_layer.items())]
+    for name, value in (("longest unchanged run", _unchanged_run(run)),
+                        ("re-trigger after compaction", run.retrigger_after_compaction),
+                        ("summary calls", run.summary_calls),
+                        ("most failures in a row", run.consecutive_failures)):
+        if str(value) != "0":
+            parts.append(f"{name} {value}")
+    return "; ".join(parts)
+
+
+def runs_table(runs: Sequence[RunSummary], *, title: str | None = None) -> Group:
+    """The compact bill: one row per run, eight short figure columns; the rest under it."""
+    table = compact_table(title=title, caption=BILL_CAPTION)
+    table.add_column("run", no_wrap=True)
+    figures(table, "done", "turns", "tokens\nper task", "cost", "cache\nread", "peak\nocc.",
+            "dup.\ncalls", "failed\ncalls")
+    one_task = len({run.scenario for run in runs}) == 1
+    mark = _cheapest(runs)
+    for r in runs:
+        table.add_row(escape(_label(r, one_task)), ROWS[0][1](r), str(r.turns),
+                      mark(r, fmt_tokens(r.tokens_per_task)), fmt_usd(r.cost_usd),
+                      fmt_percent(r.cache_read_share), fmt_percent(r.peak_occupancy),
+                      fmt_percent(r.duplicate_call_rate), str(r.failures))
+    notes = [Text.from_markup(f"{escape(_label(r, one_task))}: {note}".replace("\n", " "))
+             for r in runs if (note := _notes(r))]
+    return Group(table, *notes)
+
+
+def summary_view(console: Console, summaries: RunSummary | Sequence[RunSummary], *,
+                 title: str | None = None) -> RenderableType:
+    """The bill in the layout that fits ``console``: runs as columns, else runs as rows."""
+    runs = [summaries] if isinstance(summaries, RunSummary) else list(summaries)
+    return fitted(console, [lambda: summary_table(runs, title=title),
+                            lambda: summary_table(runs, title=title, compact=True),
+                            lambda: runs_table(runs, title=title)])

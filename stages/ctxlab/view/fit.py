@@ -1,0 +1,48 @@
+"""Tables that read at 80 columns: the layout is chosen by the console's width (DESIGN §6).
+
+A figure is never cut (no ``1,2…``, no ``$0.…``) and never split over two lines: every figure
+column is ``no_wrap``. A report offers a full layout and a compact one (fewer, shorter
+columns; long text moved to lines of its own under the table) and :func:`fitted` prints the
+first that fits the console, measured by rich itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich import box
+from rich.console import Console, RenderableType
+from rich.measure import Measurement
+from rich.table import Table
+
+Layout = Callable[[], RenderableType]
+UNBOUNDED = 100_000
+
+
+def compact_table(*, title: str | None = None, caption: str | None = None) -> Table:
+    """A table without vertical rules and with one space between columns: ~2 columns a cell
+    less than rich's default box, which is what lets nine figures share 80 columns."""
+    return Table(title=title, caption=caption, caption_justify="left", box=box.SIMPLE_HEAD,
+                 padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
+
+
+def figures(table: Table, *headers: str) -> None:
+    """Right-aligned columns whose cells are never wrapped (a figure stays whole)."""
+    for header in headers:
+        table.add_column(header, justify="right", no_wrap=True)
+
+
+def fits(console: Console, renderable: RenderableType) -> bool:
+    """Whether ``renderable`` can be drawn within the console's width without cutting a cell
+    that must not be cut (its minimum width, as rich measures it)."""
+    unbounded = console.options.update_width(UNBOUNDED)  # rich clamps to the width it is given
+    return Measurement.get(console, unbounded, renderable).minimum <= console.width
+
+
+def fitted(console: Console, layouts: Sequence[Layout]) -> RenderableType:
+    """The first layout that fits the console; the last one (the most compact) otherwise."""
+    for layout in layouts[:-1]:
+        renderable = layout()
+        if fits(console, renderable):
+            return renderable
+    return layouts[-1]()
