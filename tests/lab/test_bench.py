@@ -12,6 +12,7 @@ import random
 import re
 
 import pytest
+from widthcheck import WIDTHS, assert_readable, recording
 
 from ctxlab import cli
 from ctxlab.bench import fit, history, report, runs, turns
@@ -128,16 +129,16 @@ def test_report_rounds_to_four_significant_digits() -> None:
                                                                     "b": 123500.0}
 
 
-def test_tables_render(capsys: pytest.CaptureFixture[str]) -> None:
-    from rich.console import Console
-
-    points = [_point(s, 1e-4) for s in (10_000, 200_000)]
+@pytest.mark.parametrize("width", WIDTHS)
+def test_tables_render(width: int) -> None:
+    points = [_point(s, 1e-4) for s in (10_000, 200_000, 1_000_000)]
     rows = [{"stage": 5, "scenario": "bugfix-small", "seconds": 1.5, "requests": 7,
              "turns": 7, "success": True}]
-    console = Console(record=True, width=160)
+    console = recording(width)
     report.show(report.assemble(points, rows, 80.0, model=turns.MODEL, turns=2), console)
     text = console.export_text()
     assert "Whole runs (bugfix-small)" in text and "Targets" in text and "size^" in text
+    assert_readable(text, width, ["999,500", "199,500", "1.50"])
 
 
 def test_a_whole_run_is_timed_per_stage() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from test_brain_plan import Chat
+from widthcheck import WIDTHS, assert_readable, recording, rendered
 
 from ctxlab import use
 from ctxlab.beyond.probes import Probe, ground_truth, make_probes, parse_answers, score
@@ -120,3 +121,17 @@ def test_probe_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert {"scenario", "after", "window", "history_tokens", "probes", "variants"} <= set(report)
     assert [r["variant"] for r in report["variants"]][:3] == ["full", "free-form", "structured"]
     assert main(["probe", "--scenario", "constraint", "--after", "nope"]) == 2
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_probe_table_reads_at_any_width(constraint_report: dict[str, Any],
+                                            width: int) -> None:
+    from ctxlab.commands.probe_cmd import probe_table
+    from ctxlab.view import fitted
+
+    view = fitted(recording(width), [lambda: probe_table(constraint_report),
+                                     lambda: probe_table(constraint_report, True)])
+    text = rendered(width, view)
+    assert_readable(text, width, [row["variant"] for row in constraint_report["variants"]]
+                    + [f"{row['context_tokens']:,}" for row in constraint_report["variants"]
+                       if row["context_tokens"] is not None])

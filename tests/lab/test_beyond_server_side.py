@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from widthcheck import WIDTHS, assert_readable, recording, rendered
 
 from ctxlab import models, use
 from ctxlab.beyond.harness import COMPACT, ServerEdits, run_layer
@@ -116,3 +117,21 @@ def test_serverside_command_json(capsys: pytest.CaptureFixture[str]) -> None:
                 "success", "model", "peak_request_tokens"):
         assert key in out["runs"][0]
     assert main(["serverside", "--only", "zz"]) == 2
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_the_bill_and_the_capabilities_read_at_any_width(report: dict[str, Any],
+                                                         width: int) -> None:
+    from ctxlab.commands.serverside_cmd import abilities_lines, abilities_table, bill_table
+    from ctxlab.view import fitted
+
+    shown = [r["variant"] for r in report["runs"] if r["variant"] in "abcd"]
+    console = recording(width)
+    text = rendered(width, fitted(console, [lambda: bill_table(report),
+                                            lambda: bill_table(report, True)]),
+                    fitted(console, [lambda: abilities_table(report, shown),
+                                     lambda: abilities_lines(report, shown)]))
+    assert_readable(text, width, [f"{r['tokens_per_task']:,}" for r in report["runs"]]
+                    + [f"{r['peak_request_tokens']:,}" for r in report["runs"]])
+    flat = " ".join(text.replace("│", " ").split())
+    assert all(row["capability"] in flat for row in report["capabilities"])

@@ -11,7 +11,7 @@ from ctxlab.view import Dashboard, explain_error, parse_prompt_too_long, progres
 
 
 def console(*, terminal: bool) -> Console:
-    return Console(record=True, width=120, file=io.StringIO(), force_terminal=terminal)
+    return Console(record=True, width=160, file=io.StringIO(), force_terminal=terminal)
 
 
 def text_of(c: Console) -> str:

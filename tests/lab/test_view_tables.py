@@ -15,7 +15,7 @@ READ = tool_call("read_file", {"path": "a.py"})
 
 
 def render(renderable) -> str:
-    console = Console(record=True, width=120, force_terminal=False)
+    console = Console(record=True, width=160, force_terminal=False)
     console.print(renderable)
     text = console.export_text().replace("│", " ").replace("┃", " ")
     return " ".join(text.split())  # cells and wrapped lines read as one line of words

@@ -26,11 +26,10 @@ import os
 import platform
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from ..tokens import CAVEAT
+from ..view.fit import compact_table, figures
 from .fit import exponent, line
 
 RATIO_SIZE = 200_000
@@ -113,11 +112,10 @@ def _power(value: float | None) -> str:
 def show(report: dict[str, Any], console: Console | None = None) -> None:
     """Print the report as rich tables."""
     console = console or Console()
-    table = Table(title="Stage 5's context layer per turn, against one full tokenization",
-                  box=box.SIMPLE_HEAD, caption="times in ms; medians over the measured turns")
-    for column in ("tokens", "messages", "layer", "tokenize", "overhead", "after request",
-                   "request", "in sim", "1st prepare"):
-        table.add_column(column, justify="right")
+    table = compact_table(title="Stage 5's context layer per turn, against one full "
+                          "tokenization", caption="times in ms; medians over the measured turns")
+    figures(table, "tokens", "msgs", "layer", "tokenize", "overhead", "after\nrequest",
+            "request", "in sim", "1st\nprepare")
     for p in report["sizes"]:
         table.add_row(f"{p['tokens']:,}", f"{p['messages']:,}", _ms(p["layer_s"]),
                       _ms(p["full_tokenize_s"]), f"{p['overhead_ratio']:.2%}",
@@ -135,18 +133,17 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
                       f"{part['per_1k_tokens_s'] * 1e6:.2g} µs per 1K tokens of history "
                       f"({part['share_of_tokenizing']:.2%} of tokenizing that history)")
     if report["runs"]:
-        runs = Table(title=f"Whole runs ({report['runs'][0]['scenario']})", box=box.SIMPLE_HEAD)
-        for column in ("stage", "wall time (s)", "requests", "task done"):
-            runs.add_column(column, justify="right")
+        runs = compact_table(title=f"Whole runs ({report['runs'][0]['scenario']})")
+        figures(runs, "stage", "wall time (s)", "requests", "task done")
         for r in report["runs"]:
             runs.add_row(str(r["stage"]), f"{r['seconds']:.2f}", str(r["requests"]),
                          "yes" if r["success"] else "no")
         console.print(runs)
     peak = report["memory"]["peak_rss_mb"]
     console.print(f"peak memory (whole process): {'—' if peak is None else f'{peak:,.0f} MB'}")
-    checks = Table(title="Targets", box=box.SIMPLE_HEAD)
-    for column in ("target", "value", "limit", "met"):
-        checks.add_column(column, justify="left" if column == "target" else "right")
+    checks = compact_table(title="Targets")
+    checks.add_column("target")
+    figures(checks, "value", "limit", "met")
     for c in report["targets"]:
         value = c["value"]
         shown = f"{value:.2%}" if isinstance(value, float) and c["limit"] == RATIO_LIMIT \

@@ -12,6 +12,7 @@ from ..beyond.cost_report import KINDS, cache_cost_report
 from ..report.compare import LARGE_WINDOW_MODEL
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
+from ..view import figures
 from .common import UserError, print_json
 
 
@@ -59,11 +60,9 @@ def run(args: argparse.Namespace) -> int:
                   f"{sit['horizon']} turns to go.")
     table = Table(title="Bill of the next turns if the context is compacted before turn N",
                   caption=CAVEAT)
-    table.add_column("N", justify="right")
     warm, paused = report["plans"]["warm"], report["plans"]["paused"]
-    table.add_column("cache warm, $", justify="right")
-    table.add_column(f"{args.pause_min:g}-min pause before turn {args.pause_at}, $",
-                     justify="right")
+    figures(table, "N", "cache warm, $",
+            f"{args.pause_min:g}-min pause\nbefore turn {args.pause_at}, $")
     for n, (a, b) in enumerate(zip(warm["totals_usd"], paused["totals_usd"], strict=True)):
         table.add_row(str(n), _cell(a, warm["best_turn"] == n), _cell(b, paused["best_turn"] == n))
     table.add_row("never", _cell(warm["never_usd"], warm["best_turn"] is None),

@@ -17,7 +17,7 @@ from rich.table import Table
 from .. import models
 from ..sim import Simulator, make_client
 from ..tokens import CAVEAT
-from ..view import explain_error
+from ..view import explain_error, figures
 from .common import print_json
 
 MODEL = models.DEFAULT_MODEL
@@ -93,9 +93,8 @@ def run(args: argparse.Namespace) -> int:
     console.rule("[bold]ctxlab demo[/]: the offline Messages API, through the real SDK client")
     table = Table(title=f"Prompt cache on {MODEL}: one breakpoint on the system prompt, one "
                         "on the newest message", caption=CAVEAT)
-    for column in ("turn", "clock (s)", "cache read", "cache write", "uncached", "output",
-                   "cost $"):
-        table.add_column(column, justify="right")
+    figures(table, "turn", "clock (s)", "cache read", "cache write", "uncached", "output",
+            "cost $")
     for r in rows:
         table.add_row(*(str(r[k]) for k in ("turn", "clock_s", "cache_read", "cache_write",
                                             "uncached", "output", "cost_usd")))

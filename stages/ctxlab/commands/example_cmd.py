@@ -10,6 +10,7 @@ from rich.table import Table
 from ..report.ch8 import worked_example
 from ..report.compare import built_stages
 from ..tokens import CAVEAT
+from ..view import figures
 from .common import UserError, print_json
 
 EXCERPT = {"start": 180_000, "after_l3": 132_000, "after_l1": 132_000, "after_l2": 71_000}
@@ -30,8 +31,7 @@ def run(args: argparse.Namespace) -> int:
         print_json(table)
         return 0
     view = Table(title=f"ch8.3 at {table['messages']} messages", caption=CAVEAT)
-    for column in ("step", "tokens", "excerpt", "difference"):
-        view.add_column(column, justify="right")
+    figures(view, "step", "tokens", "excerpt", "difference")
     for key, label in (("start", "start"), ("after_l3", "L3 offload"),
                        ("after_l1", "L1 snip"), ("after_l2", "L2 old results")):
         ours, theirs = table[key], EXCERPT[key]

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
+from rich.text import Text
 
 from .. import models
+from ..view import compact_table, figures, fitted
 from .common import print_json
+
+NOTE_MIN_WIDTH = 30
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,18 +22,46 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
+TITLE = "Models (prices in $ per million tokens)"
+PRICES = ("input", "output", "5m\nwrite", "1h\nwrite", "cache\nread")
+
+
+def _figures(m: models.ModelSpec) -> list[str]:
+    p = m.prices
+    return [f"{m.context_window:,}", f"{m.max_output:,}", f"{m.cache_minimum:,}",
+            f"{p.input:g}", f"{p.output:g}", f"{p.write_5m:g}", f"{p.write_1h:g}",
+            f"{p.cache_read:g}"]
+
+
+def full_table() -> Table:
+    """Every figure and the note of each model in one table."""
+    table = Table(title=TITLE)
+    table.add_column("model", no_wrap=True)
+    figures(table, "window", "max output", "cache min", *PRICES)
+    table.add_column("note", min_width=NOTE_MIN_WIDTH)
+    for m in models.MODELS:
+        table.add_row(m.id, *_figures(m), m.note)
+    return table
+
+
+def compact_view() -> Group:
+    """Short headers, the notes numbered under the table."""
+    table = compact_table(title=TITLE)
+    table.add_column("model", no_wrap=True)
+    figures(table, "window", "max\nout", "cache\nmin", "in", "out", "5m\nwrite", "1h\nwrite",
+            "cache\nread", "")
+    noted = [m for m in models.MODELS if m.note]
+    for m in models.MODELS:
+        mark = f"[{noted.index(m) + 1}]" if m in noted else ""
+        table.add_row(m.id, *_figures(m), mark)
+    notes = [Text(f"[{n}] {m.id}: {m.note}") for n, m in enumerate(noted, 1)]
+    return Group(table, *notes)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json([asdict(m) for m in models.MODELS])
         return 0
-    table = Table(title="Models (prices in $ per million tokens)")
-    for column in ("model", "window", "max output", "cache min", "input", "output",
-                   "5m write", "1h write", "cache read", "note"):
-        table.add_column(column, justify="left" if column in ("model", "note") else "right")
-    for m in models.MODELS:
-        p = m.prices
-        table.add_row(m.id, f"{m.context_window:,}", f"{m.max_output:,}",
-                      f"{m.cache_minimum:,}", f"{p.input:g}", f"{p.output:g}",
-                      f"{p.write_5m:g}", f"{p.write_1h:g}", f"{p.cache_read:g}", m.note)
-    Console().print(table)
+    console = Console()
+    console.print(fitted(console, [full_table, compact_view]))
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -11,6 +12,7 @@ from ..beyond.probes import KINDS, LABELS
 from ..beyond.summaries import VARIANTS, compare_summaries
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
+from ..view import compact_table, figures, fitted
 from .common import UserError, print_json
 
 
@@ -42,26 +44,33 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    table = Table(title=f"Probes after compaction: {report['scenario']}, after "
-                        f"'{report['after']}' ({report['history_tokens']:,}-token history, "
-                        f"{len(report['probes'])} probes)", caption=CAVEAT)
-    for column in ("variant", "context tokens", "score", *(LABELS[k] for k in KINDS)):
-        table.add_column(column, justify="right")
-
-    def cell(value: float | None) -> str:
-        return "–" if value is None else f"{value:.2f}"
-
-    for row in report["variants"]:
-        if row["context_tokens"] is None:
-            table.add_row(row["variant"], "–", "–", "–", "–", "–", "–")
-            continue
-        table.add_row(row["variant"], f"{row['context_tokens']:,}", cell(row["score"]),
-                      *(cell(row["by_kind"][k]) for k in KINDS))
     console = Console()
-    console.print(table)
+    console.print(fitted(console, [lambda: probe_table(report), lambda: probe_table(report, True)]))
     for row in report["variants"]:
         if row["note"]:
             console.print(f"{row['variant']}: {row['note']}", highlight=False)
     console.print(f"variants: {', '.join(VARIANTS)}; `--json` shows every question, the "
                     "expected items and each answer.")
     return 0
+
+
+def _cell(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def probe_table(report: dict[str, Any], compact: bool = False) -> Table:
+    """One row per compaction variant: its context size, its score, its score by probe kind."""
+    title = (f"Probes after compaction: {report['scenario']}, after '{report['after']}' "
+             f"({report['history_tokens']:,}-token history, {len(report['probes'])} probes)")
+    table = compact_table(title=title, caption=CAVEAT) if compact else Table(title=title,
+                                                                               caption=CAVEAT)
+    table.add_column("variant", no_wrap=True)
+    labels = [LABELS[k].replace(" ", "\n") if compact else LABELS[k] for k in KINDS]
+    figures(table, "context\ntokens", "score", *labels)
+    for row in report["variants"]:
+        if row["context_tokens"] is None:
+            table.add_row(row["variant"], *["–"] * (2 + len(KINDS)))
+            continue
+        table.add_row(row["variant"], f"{row['context_tokens']:,}", _cell(row["score"]),
+                      *(_cell(row["by_kind"][k]) for k in KINDS))
+    return table

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.table import Table
+from rich.text import Text
 
 from .. import models
 from ..beyond.server_side import VARIANTS, compare_server_side
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
+from ..view import compact_table, figures, fitted
 from .common import UserError, print_json
+
+ABILITIES = "What each can and cannot do"
+ABILITY_MIN_WIDTH = 18  # narrower, the answers wrap a word a line: list them instead
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -46,26 +52,55 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(report)
         return 0
-    table = Table(title=f"Same task, same bill: {report['scenario']}", caption=CAVEAT)
-    for column in ("", "done", "turns", "token-per-task", f"$ at {report['prices_of']}",
-                   "$ own prices", "cache read", "peak request", "dup. calls"):
-        table.add_column(column, justify="right")
+    console = Console()
+    console.print(fitted(console, [lambda: bill_table(report), lambda: bill_table(report, True)]))
+    for r in report["runs"]:
+        console.print(f"  {r['variant']}: {r['label']} — {r['model']}, "
+                      f"{r['server_edits_applied']} server edit(s)", highlight=False)
+    shown = [r["variant"] for r in report["runs"] if r["variant"] in "abcd"]
+    console.print(fitted(console, [lambda: abilities_table(report, shown),
+                                   lambda: abilities_lines(report, shown)]))
+    return 0
+
+
+def bill_table(report: dict[str, Any], compact: bool = False) -> Table:
+    """One row per variant: done, turns, the bill at the same prices and at its own."""
+    same = f"$ at {report['prices_of']}"
+    title = f"Same task, same bill: {report['scenario']}"
+    if compact:
+        table = compact_table(title=title, caption=f"$ same = {same} prices; $ own = at the "
+                              f"variant's own model's prices. {CAVEAT}")
+        headers = ("done", "turns", "token-\nper-task", "$ same", "$ own", "cache\nread",
+                   "peak\nrequest", "dup.\ncalls")
+    else:
+        table = Table(title=title, caption=CAVEAT)
+        headers = ("done", "turns", "token-per-task", same, "$ own prices", "cache read",
+                   "peak request", "dup. calls")
+    table.add_column("", no_wrap=True)
+    figures(table, *headers)
     for r in report["runs"]:
         table.add_row(r["variant"], "yes" if r["success"] else "[red]no[/]", str(r["turns"]),
                       f"{r['tokens_per_task']:,}", f"{r['cost_usd_same_prices']:.3f}",
                       f"{r['cost_usd']:.3f}", f"{r['cache_read_share']:.0%}",
                       f"{r['peak_request_tokens']:,}", f"{r['duplicate_call_rate']:.0%}")
-    console = Console()
-    console.print(table)
-    for r in report["runs"]:
-        console.print(f"  {r['variant']}: {r['label']} — {r['model']}, "
-                      f"{r['server_edits_applied']} server edit(s)", highlight=False)
-    shown = [r["variant"] for r in report["runs"] if r["variant"] in "abcd"]
-    abilities = Table(title="What each can and cannot do")
-    abilities.add_column("capability")
+    return table
+
+
+def abilities_table(report: dict[str, Any], shown: list[str]) -> Table:
+    """Capabilities down, variants across (wide terminals)."""
+    table = Table(title=ABILITIES)
+    table.add_column("capability", min_width=ABILITY_MIN_WIDTH)
     for key in shown:
-        abilities.add_column(key)
+        table.add_column(key, min_width=ABILITY_MIN_WIDTH)
     for row in report["capabilities"]:
-        abilities.add_row(row["capability"], *(row[k] for k in shown))
-    console.print(abilities)
-    return 0
+        table.add_row(row["capability"], *(row[k] for k in shown))
+    return table
+
+
+def abilities_lines(report: dict[str, Any], shown: list[str]) -> Group:
+    """The same answers as a list: each capability, then one line per variant."""
+    lines: list[Text] = [Text(ABILITIES, style="bold")]
+    for row in report["capabilities"]:
+        lines.append(Text(row["capability"], style="bold"))
+        lines += [Text(f"  {key}: {row[key]}") for key in shown]
+    return Group(*lines)

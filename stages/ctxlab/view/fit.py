@@ -3,20 +3,20 @@
 A figure is never cut (no ``1,2…``, no ``$0.…``) and never split over two lines: every figure
 column is ``no_wrap``. A report offers a full layout and a compact one (fewer, shorter
 columns; long text moved to lines of its own under the table) and :func:`fitted` prints the
-first that fits the console, measured by rich itself.
+first that fits the console: drawn off screen at its width, with no cell cut short.
 """
 
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 
 from rich import box
 from rich.console import Console, RenderableType
-from rich.measure import Measurement
 from rich.table import Table
 
 Layout = Callable[[], RenderableType]
-UNBOUNDED = 100_000
+CUT = "…"  # what rich puts where a cell was too narrow
 
 
 def compact_table(*, title: str | None = None, caption: str | None = None) -> Table:
@@ -33,10 +33,14 @@ def figures(table: Table, *headers: str) -> None:
 
 
 def fits(console: Console, renderable: RenderableType) -> bool:
-    """Whether ``renderable`` can be drawn within the console's width without cutting a cell
-    that must not be cut (its minimum width, as rich measures it)."""
-    unbounded = console.options.update_width(UNBOUNDED)  # rich clamps to the width it is given
-    return Measurement.get(console, unbounded, renderable).minimum <= console.width
+    """Whether ``renderable`` draws within the console's width with no cell cut short.
+
+    It is drawn once, off screen, at that width: rich's own measure ignores ``no_wrap``, and
+    only the drawing says whether a figure would end in ``…``.
+    """
+    probe = Console(width=console.width, file=io.StringIO(), record=True, color_system=None)
+    probe.print(renderable)
+    return CUT not in probe.export_text()
 
 
 def fitted(console: Console, layouts: Sequence[Layout]) -> RenderableType:
