@@ -9,28 +9,29 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@echo "Setting up $(VENV) (once, about a minute) ..."
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/ctxlab demo
-	$(BIN)/ctxlab run --stage 5 --scenario long-task
-	$(BIN)/ctxlab compare --scenario long-task
+	@$(BIN)/ctxlab demo
+	@$(BIN)/ctxlab run --stage 5 --scenario long-task
+	@$(BIN)/ctxlab compare --scenario long-task
 
 test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	@$(BIN)/ruff check --quiet .
+	@$(BIN)/python -m pytest -q
 
 reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
-	CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
+	@CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
 
 lab: $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
-	$(BIN)/jupyter lab notebooks/
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lab]'
+	@$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
+	@$(BIN)/ruff check --quiet .
 
 clean:
 	rm -rf $(VENV) build *.egg-info stages/*.egg-info

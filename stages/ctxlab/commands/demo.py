@@ -96,8 +96,9 @@ def run(args: argparse.Namespace) -> int:
     figures(table, "turn", "clock (s)", "cache read", "cache write", "uncached", "output",
             "cost $")
     for r in rows:
-        table.add_row(*(str(r[k]) for k in ("turn", "clock_s", "cache_read", "cache_write",
-                                            "uncached", "output", "cost_usd")))
+        table.add_row(str(r["turn"]), str(r["clock_s"]),
+                      *(f"{r[k]:,}" for k in ("cache_read", "cache_write", "uncached", "output")),
+                      str(r["cost_usd"]))
     console.print(table)
     console.print("Turns 2–4 read the prefix written by the turn before. Before turn 5 the "
                   "simulated clock jumps 6 minutes, past the 5-minute TTL: the cache is cold "
