@@ -17,12 +17,13 @@ from . import (
     run_cmd,
     serve,
     serverside_cmd,
+    watch_cmd,
     workbook_cmd,
 )
 from .common import UserError
 
-COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, hint,
-            workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
+COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, watch_cmd,
+            hint, workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
             bench_cmd)
 
 __all__ = ["COMMANDS", "UserError"]
