@@ -61,7 +61,8 @@ def test_the_modes_and_how_to_switch_off_are_documented() -> None:
         assert mode in AGENTS
     assert "echo off > .agent-mode" in AGENTS and "rm .agent-mode" in AGENTS
     for rule in ("write, complete or rewrite the body of an exercise in `stages/sN_*/`",
-                 "copy from `solutions/`", "point to `ctxlab hint N.M`", "the cell of the stage's notebook"):
+                 "copy from `solutions/`", "point to `ctxlab hint N.M`",
+                 "the cell of the stage's notebook"):
         assert rule in " ".join(AGENTS.split())
     ignored = subprocess.run(["git", "check-ignore", "-q", ".agent-mode"], cwd=ROOT,
                              check=False).returncode == 0
