@@ -212,7 +212,7 @@ def test_rerun_panel_reruns_and_redraws() -> None:
     panel.button.click()
     assert panel.figures[0] is not first
     assert "prompt is too long" in panel.result.summary.error["message"]
-    assert "prompt is too long" in panel.status.value
+    assert "prompt is too long" in panel.status
     assert list(line(panel.figures[0], "90% of the window").get_ydata()) == [0.9 * WINDOW] * 2
     panel.dropdown.value = "claude-sonnet-4-6"
     panel.rerun()
@@ -227,3 +227,27 @@ def test_rerun_panel_without_ipywidgets(monkeypatch: pytest.MonkeyPatch,
     assert panel.widget is None and len(panel.figures) == 2
     panel._ipython_display_()
     assert "succeeded" in capsys.readouterr().out
+
+
+def test_a_panel_shows_its_charts_as_outputs_an_export_keeps() -> None:
+    """Controls first (with a text line saying what an export shows), then the status line and
+    each chart as its own output with a display id; a rerun updates those outputs in place."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    InteractiveShell.instance()
+    panel = plots.RerunPanel(2, "bugfix-small", model="ctxlab-sim-32k")
+    with capture_output() as shown:
+        panel._ipython_display_()
+    controls, status, *charts = shown.outputs
+    assert "application/vnd.jupyter.widget-view+json" in controls.data
+    assert controls.data["text/plain"].startswith("[controls: ratio, model and a Run button")
+    assert "exported to HTML" in controls.data["text/plain"]
+    assert "succeeded" in status.data["text/html"] and len(charts) == len(panel.figures) == 2
+    ids = [o.transient["display_id"] for o in (status, *charts)]
+    panel.slider.value = 0.6
+    with capture_output() as rerun:
+        panel.button.click()
+    assert [o.update for o in rerun.outputs] == [True] * 3
+    assert [o.transient["display_id"] for o in rerun.outputs] == ids
+    assert "ratio 0.60" in rerun.outputs[0].data["text/html"]

@@ -228,7 +228,7 @@ def test_options_panel_reruns_with_the_knobs() -> None:
     assert panel.figures[0] is not first and panel.result.layer.per_result == 100_000
     assert "offload" not in panel.result.summary.compactions_per_layer
     assert "100000" in panel.figures[0].axes[0].get_title()
-    assert "per_result=100000" in panel.status.value
+    assert "per_result=100000" in panel.status
     panel.rerun(model="claude-sonnet-4-6")
     assert panel.controls["model"].value == "claude-sonnet-4-6"
     assert panel.result.records[0].model == "claude-sonnet-4-6"

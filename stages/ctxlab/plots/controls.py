@@ -2,8 +2,11 @@
 
 ``RerunPanel`` runs a stage once as it is built, so its charts exist even where no widget
 frontend is connected (a notebook executed headless, a test); the slider, the dropdown and the
-button only matter to a person at a live notebook. Without ipywidgets installed it still shows
-the charts of that first run. ``rerun()`` is what the button does; tests and scripts call it.
+button only matter to a person at a live notebook. The status line and the charts are ordinary
+outputs with display ids (a rerun replaces them in place), so a page exported to HTML shows
+them as they were last drawn; the controls need a kernel, and an export shows one line of text
+that says so. Without ipywidgets installed it shows the charts of that first run.
+``rerun()`` is what the button does; tests and scripts call it.
 """
 
 from __future__ import annotations
@@ -39,32 +42,44 @@ def describe(result: runner.RunResult) -> str:
             f"{s.duplicate_call_rate:.0%} | peak occupancy {s.peak_occupancy:.0%}")
 
 
-def redraw(panel: Any, status: str) -> None:
-    """Put a panel's status line and figures into its widgets (when there are widgets, and an
-    IPython kernel to draw in)."""
-    if panel.widget is None:
-        return
-    from IPython import get_ipython
-    from IPython.display import display
+EXPORTED = ("[controls: {names} and a Run button; they need a running kernel, so a page "
+            "exported to HTML (or a notebook run without a browser) shows this line instead, "
+            "and the charts below are those of the last run made]")
 
-    panel.status.value = status
-    if get_ipython() is not None:  # outside IPython there is nowhere to draw
-        panel.output.clear_output(wait=True)
-        with panel.output:
-            for fig in panel.figures:
-                display(fig)
+
+def controls_bundle(panel: Any) -> dict[str, Any]:
+    """The controls' display data: the widget view, and as its text a line that says what an
+    export shows (nbconvert falls back to the text when no widget state was saved)."""
+    data = dict(panel.widget._repr_mimebundle_())
+    data["text/plain"] = EXPORTED.format(names=", ".join(panel.control_names))
+    return data
+
+
+def redraw(panel: Any, status: str) -> None:
+    """Put a panel's status line and figures in place of the ones it showed last.
+
+    The figures are ordinary image outputs (kept by any export, unlike what an ``Output``
+    widget holds); each has a display id, so a rerun replaces them where they are."""
+    from IPython.display import HTML
+
+    panel.status = status
+    for handle, item in zip(panel.handles, [HTML(status), *panel.figures], strict=False):
+        handle.update(item)
 
 
 def show(panel: Any) -> None:
-    """A panel's notebook display: its widgets, or (headless) its summary and figures."""
-    from IPython.display import display
+    """A panel's notebook display: its controls (when there are widgets), its status line and
+    its figures; headless without ipywidgets, the same as text and images."""
+    from IPython.display import HTML, display
 
-    if panel.widget is not None:
-        display(panel.widget)
+    if panel.widget is None:
+        print(describe(panel.result) if panel.result else "not run yet")
+        for fig in panel.figures:
+            display(fig)
         return
-    print(describe(panel.result) if panel.result else "not run yet")
-    for fig in panel.figures:
-        display(fig)
+    display(controls_bundle(panel), raw=True)
+    panel.handles = [display(item, display_id=True)
+                     for item in (HTML(panel.status), *panel.figures)]
 
 
 class RerunPanel:
@@ -80,6 +95,7 @@ class RerunPanel:
         self.result: runner.RunResult | None = None
         self.figures: list[Figure] = []
         self.widget: Any = None
+        self.status, self.handles = "", []
         self._build_widgets()
         self.rerun()
 
@@ -94,11 +110,9 @@ class RerunPanel:
         self.dropdown = w.Dropdown(options=[m.id for m in models.MODELS], value=self.model,
                                    description="model")
         self.button = w.Button(description="Run", button_style="primary", icon="play")
-        self.status = w.HTML()
-        self.output = w.Output()
         self.button.on_click(lambda _button: self.rerun())
-        self.widget = w.VBox([w.HBox([self.slider, self.dropdown, self.button]), self.status,
-                              self.output])
+        self.widget = w.HBox([self.slider, self.dropdown, self.button])
+        self.control_names = ["ratio", "model"]
 
     def rerun(self) -> runner.RunResult:
         """Run with the current settings and redraw every chart."""

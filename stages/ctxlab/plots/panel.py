@@ -72,6 +72,7 @@ class OptionsPanel:
         self.result: runner.RunResult | None = None
         self.figures: list[Figure] = []
         self.widget: Any = None
+        self.status, self.handles = "", []
         self.controls: dict[str, Any] = {}
         self._build_widgets()
         if first is None:
@@ -86,11 +87,9 @@ class OptionsPanel:
             return
         self.controls = {k.name: k.widget() for k in self.knobs}
         self.button = w.Button(description="Run", button_style="primary", icon="play")
-        self.status = w.HTML()
-        self.output = w.Output()
         self.button.on_click(lambda _button: self.rerun())
-        self.widget = w.VBox([w.HBox(list(self.controls.values())), self.button, self.status,
-                              self.output])
+        self.widget = w.VBox([w.HBox(list(self.controls.values())), self.button])
+        self.control_names = list(self.controls)
 
     def rerun(self, **values: Any) -> runner.RunResult:
         """Run with the controls' values (or ``values``, for scripts) and redraw."""
