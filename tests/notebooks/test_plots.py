@@ -251,3 +251,44 @@ def test_a_panel_shows_its_charts_as_outputs_an_export_keeps() -> None:
     assert [o.update for o in rerun.outputs] == [True] * 3
     assert [o.transient["display_id"] for o in rerun.outputs] == ids
     assert "ratio 0.60" in rerun.outputs[0].data["text/html"]
+
+
+@pytest.mark.parametrize("failed_at", [1, 3])
+def test_short_runs_get_whole_turn_ticks_and_the_error_label_stays_on_the_figure(
+        failed_at: int) -> None:
+    from ctxlab.telemetry import record_from_usage
+
+    message = "prompt is too long: 209337 tokens > 200000 maximum"
+    records = [record_from_usage(t, "agent", None if t == failed_at else
+                                 {"input_tokens": 50_000 * t, "output_tokens": 10},
+                                 model=MODEL, messages_sent=2 * t, estimated_tokens=40_000 * t,
+                                 error={"type": "invalid_request_error", "message": message}
+                                 if t == failed_at else None)
+               for t in range(1, 4)]
+    fig = plots.plot_context(records)
+    fig.canvas.draw()
+    ax = fig.axes[0]
+    shown = [tick for tick in ax.get_xticks() if ax.get_xlim()[0] <= tick <= ax.get_xlim()[1]]
+    assert shown and all(float(tick).is_integer() for tick in shown)
+    label = next(t for t in ax.texts if t.get_text().startswith("prompt is too long"))
+    box, page = label.get_window_extent(), fig.bbox
+    assert page.x0 <= box.x0 and box.x1 <= page.x1 and page.y0 <= box.y0 and box.y1 <= page.y1
+    assert " ".join(label.get_text().split()) == message  # wrapped, not cut
+
+
+def test_the_server_side_chart_names_every_variant_in_a_legend() -> None:
+    rows = [{"variant": key, "label": f"variant {key}", "model": MODEL, "success": key != "b0",
+             "tokens_per_task": 1_000_000, "cost_usd_same_prices": 1.0, "cache_read_share": 0.5}
+            for key in ("a", "b0", "b", "c", "d", "baseline")]
+    from ctxlab.plots.serverside import plot_server_side
+
+    fig = plot_server_side({"runs": rows, "prices_of": MODEL})
+    fig.canvas.draw()
+    legend = next(ax.get_legend() for ax in fig.axes if ax.get_legend() is not None)
+    names = [t.get_text() for t in legend.get_texts()]
+    assert names[0] == f"a: variant a ({MODEL})" and names[1].endswith("did not finish")
+    assert len(names) == len(rows)
+    box, page = legend.get_window_extent(), fig.bbox
+    assert page.y0 <= box.y0 and box.x1 <= page.x1
+    note = fig._supxlabel.get_window_extent()
+    assert note.y1 <= box.y0 or note.y0 >= box.y1  # the footnote does not run into the legend

@@ -22,7 +22,7 @@ from ctxlab.sim import ModelView
 from ctxlab.telemetry import TurnRecord, cache_breaks
 from ctxlab.tokens import count_messages
 
-from .figure import add_caveat, new_figure, token_axis
+from .figure import add_caveat, new_figure, token_axis, turn_axis
 
 BREAK_COLORS = {"compaction (expected)": "tab:purple", "ttl expiry (idle)": "tab:gray",
                 "prefix changed (our bug)": "red"}
@@ -87,6 +87,7 @@ def plot_cache(run: RunResult | Sequence[TurnRecord], *, title: str | None = Non
     if "summary" in s.kinds:
         ax.bar([], [], color="lightgray", hatch="//", label="summarizer call (hatched)")
     ax.set_xlabel("model call (agent and summarizer calls, in order)")
+    turn_axis(ax)
     ax.set_ylabel("input tokens")
     token_axis(ax)
     ax.set_ylim(0, max(tops, default=1) * 1.15)
@@ -149,6 +150,7 @@ def plot_prefix_reuse(reuse: Sequence[Reuse], *, title: str | None = None) -> Fi
         ax.plot([r.request for r in lost], [r.tokens for r in lost], "X", color="red", ms=9,
                 label="nothing in common with the previous request")
     ax.set_xlabel("agent request")
+    turn_axis(ax)
     ax.set_ylabel("input tokens (messages only)")
     token_axis(ax)
     total = sum(r.tokens for r in reuse) or 1

@@ -15,7 +15,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from .figure import add_caveat, new_figure
+from .figure import add_caveat, new_figure, turn_axis
 
 LINES = (("warm", "cache warm throughout", "tab:blue"),
          ("paused", "with a pause", "tab:red"))
@@ -42,6 +42,7 @@ def plot_compaction_timing(report: dict[str, Any], *, title: str | None = None) 
         if best is not None:
             ax.plot([best], [p["totals_usd"][best]], "*", color="black", ms=14)
     ax.set_xlabel("N: the turn before which the context is compacted (0 = now)")
+    turn_axis(ax)
     ax.set_ylabel("bill of the next turns, $")
     sit = report["situation"]
     how = report.get("measured", {})

@@ -20,7 +20,7 @@ from ctxlab.sim.render import MESSAGE_FRAMING, image_tokens
 from ctxlab.tokens import count_block, count_text
 from ctxlab.tools import definitions
 
-from .figure import add_caveat, new_figure, token_axis
+from .figure import add_caveat, new_figure, token_axis, turn_axis
 
 KINDS = ("system", "tools", "user text", "assistant text", "thinking", "tool_use",
          "tool_result", "image", "framing")
@@ -130,6 +130,7 @@ def plot_composition_over_turns(by_turn: RunResult | Sequence[tuple[int, dict[st
     ax.stackplot(turns, *[[p[k] for _, p in rows] for k in shown], labels=shown,
                  colors=[COLORS[k] for k in shown], alpha=0.85)
     ax.set_xlabel("turn")
+    turn_axis(ax)
     ax.set_ylabel("input tokens")
     token_axis(ax)
     last = rows[-1][1] if rows else dict.fromkeys(KINDS, 0)

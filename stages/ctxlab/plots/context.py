@@ -8,9 +8,11 @@ fired, and a rejected call is marked where it failed.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ctxlab import models
@@ -18,7 +20,9 @@ from ctxlab.runner import RunResult
 from ctxlab.telemetry import TurnRecord
 from ctxlab.view import parse_prompt_too_long
 
-from .figure import COLORS, add_caveat, new_figure, token_axis
+from .figure import COLORS, add_caveat, new_figure, token_axis, turn_axis
+
+ERROR_WRAP = 40  # characters per line of the error label
 
 
 @dataclass
@@ -57,6 +61,15 @@ def context_series(run: RunResult | Sequence[TurnRecord]) -> ContextSeries:
     return series
 
 
+def _error_label(ax: Axes, s: ContextSeries, turn: int, tokens: int, message: str) -> None:
+    """The API's message beside the rejected call, on the side of the chart with room for it,
+    wrapped, so it never runs off the figure."""
+    left_half = turn <= (s.turns[0] + s.turns[-1]) / 2
+    ax.annotate("\n".join(textwrap.wrap(message, ERROR_WRAP)[:3]), (turn, tokens), fontsize=7,
+                color=COLORS["error"], xytext=(8 if left_half else -8, 8),
+                textcoords="offset points", ha="left" if left_half else "right", va="bottom")
+
+
 def plot_context(run: RunResult | Sequence[TurnRecord], *, ratio: float | None = 0.8,
                  title: str | None = None) -> Figure:
     """Context size per turn: reported vs estimated, the window, ``ratio`` of it, events."""
@@ -80,9 +93,9 @@ def plot_context(run: RunResult | Sequence[TurnRecord], *, ratio: float | None =
     for n, (turn, tokens, message) in enumerate(s.errors):
         ax.plot([turn], [tokens], "X", ms=11, color=COLORS["error"],
                 label="rejected call" if n == 0 else None)
-        ax.annotate(message[:60], (turn, tokens), fontsize=7, color=COLORS["error"],
-                    xytext=(-6, 8), textcoords="offset points", ha="right")
+        _error_label(ax, s, turn, tokens, message)
     ax.set_xlabel("turn (one model call each)")
+    turn_axis(ax)
     ax.set_ylabel("input tokens")
     token_axis(ax)
     ax.set_ylim(0, max([s.window, *s.estimated, *(t for _, t, _ in s.errors)]) * 1.12)

@@ -15,7 +15,7 @@ from ctxlab.runner import RunResult
 from ctxlab.telemetry import TurnRecord
 from ctxlab.tokens import count_text
 
-from .figure import add_caveat, new_figure
+from .figure import add_caveat, new_figure, turn_axis
 
 NAIVE_CHARS_PER_TOKEN = 4
 
@@ -43,6 +43,7 @@ def plot_estimate_error(runs: Mapping[str, RunResult | Sequence[TurnRecord]], *,
                 label=f"{label}{last}")
     ax.axhline(0, color="black", lw=1)
     ax.set_xlabel("turn")
+    turn_axis(ax)
     ax.set_ylabel("estimate error, % of reported")
     ax.set_title(title or "chars/4 against the API's count: below zero = underestimate")
     ax.legend(fontsize=8)

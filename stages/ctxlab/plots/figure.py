@@ -1,10 +1,10 @@
-"""Shared figure helpers: a fresh Figure, the tokenizer caveat, token-axis formatting."""
+"""Shared figure helpers: a fresh Figure, the tokenizer caveat, token and turn axes."""
 
 from __future__ import annotations
 
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ctxlab.tokens import CAVEAT
 
@@ -43,3 +43,8 @@ def token_axis(ax: Axes, axis: str = "y") -> None:
     """Label an axis in tokens with K/M suffixes."""
     target = ax.yaxis if axis == "y" else ax.xaxis
     target.set_major_formatter(FuncFormatter(_tokens))
+
+
+def turn_axis(ax: Axes, axis: str = "x") -> None:
+    """Ticks on whole numbers only: there is no turn 2.5."""
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_locator(MaxNLocator(integer=True))

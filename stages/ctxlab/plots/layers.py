@@ -18,7 +18,7 @@ from matplotlib.figure import Figure
 
 from ctxlab.runner import RunResult
 
-from .figure import add_caveat, new_figure, token_axis
+from .figure import add_caveat, new_figure, token_axis, turn_axis
 
 LAYER_COLORS = {
     "offload": "tab:blue", "truncate": "tab:red", "snip": "tab:orange",
@@ -86,6 +86,8 @@ def plot_layers(runs: Mapping[str, RunResult], *, limits: Mapping[str, Any] | No
         ax.grid(alpha=0.3)
         ax.legend(loc="upper left", fontsize=7)
     axes[-1].set_xlabel("turn (one agent call each)")
+    for ax in axes:
+        turn_axis(ax)
     if title:
         fig.suptitle(title)
     add_caveat(fig, "bar = tokens freed just before that request, stacked on what was sent.")

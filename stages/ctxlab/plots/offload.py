@@ -20,7 +20,7 @@ from matplotlib.ticker import MaxNLocator
 from ctxlab.runner import RunResult
 from ctxlab.telemetry import input_hash
 
-from .figure import COLORS, add_caveat, new_figure
+from .figure import COLORS, add_caveat, new_figure, turn_axis
 from .thrash import thrash_series
 
 POINTER = re.compile(r"\.task_outputs/tool-results/(?P<id>[A-Za-z0-9_-]+)\.txt")
@@ -175,6 +175,7 @@ def plot_refetch(runs: Mapping[str, RunResult], *, title: str | None = None) -> 
         ax.set_title(f"{label}: duplicate-call rate {final:.0%}, {len(reads)} recovery reads",
                      fontsize=10)
         ax.set_xlabel("turn")
+        turn_axis(ax)
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
         ax.legend(loc="upper left", fontsize=7)
     axes[0].set_ylabel("tool calls")

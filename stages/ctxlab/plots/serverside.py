@@ -8,11 +8,11 @@ are what it spent before it gave up, not the price of the task.
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from typing import Any
 
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch
 
 from .figure import add_caveat, new_figure, token_axis
 
@@ -25,11 +25,13 @@ COLORS = {"a": "tab:green", "b0": "tab:gray", "b": "tab:orange", "c": "tab:purpl
 
 def plot_server_side(report: dict[str, Any] | Sequence[dict[str, Any]], *,
                      title: str | None = None) -> Figure:
-    """Three bar panels over the variants; unfinished runs hatched."""
+    """Three bar panels over the variants, a legend that names each one; unfinished runs
+    hatched."""
     rows = list(report["runs"] if isinstance(report, dict) else report)
     prices = report.get("prices_of", "one model's") if isinstance(report, dict) else "one"
-    fig = new_figure(11, 4)
-    axes = fig.subplots(1, len(PANELS))
+    fig = new_figure(11, 5)
+    grid = fig.add_gridspec(2, len(PANELS), height_ratios=[4, 1])
+    axes = [fig.add_subplot(grid[0, i]) for i in range(len(PANELS))]
     keys = [r["variant"] for r in rows]
     for ax, (field, label) in zip(axes, PANELS, strict=True):
         values = [r[field] for r in rows]
@@ -45,6 +47,13 @@ def plot_server_side(report: dict[str, Any] | Sequence[dict[str, Any]], *,
             ax.set_ylim(0, 1)
             ax.yaxis.set_major_formatter(lambda v, _: f"{v:.0%}")
     fig.suptitle(title or "Same task, same bill: who manages the context?")
-    legend = "; ".join(f"{r['variant']} = {r['label']} ({r['model']})" for r in rows)
-    add_caveat(fig, "\n".join(textwrap.wrap(legend + ". Hatched: did not finish.", 150)))
+    swatches = [Patch(facecolor=COLORS.get(k, "tab:cyan"), hatch=None if r["success"] else "//",
+                      edgecolor="black" if not r["success"] else "none") for k, r in
+                zip(keys, rows, strict=True)]
+    names = [f"{r['variant']}: {r['label']} ({r['model']})"
+             + ("" if r["success"] else ", did not finish") for r in rows]
+    key = fig.add_subplot(grid[1, :])  # the legend gets its own row: the layout makes room
+    key.axis("off")
+    key.legend(swatches, names, loc="center", ncol=2, fontsize=8, frameon=False)
+    add_caveat(fig, "Hatched: did not finish (its totals are what it spent before it gave up).")
     return fig

@@ -17,7 +17,7 @@ from matplotlib.ticker import MaxNLocator
 from ctxlab.runner import RunResult
 from ctxlab.telemetry import TurnRecord, longest_unchanged_run
 
-from .figure import COLORS, add_caveat, new_figure
+from .figure import COLORS, add_caveat, new_figure, turn_axis
 
 
 @dataclass
@@ -74,6 +74,7 @@ def plot_thrash(run: RunResult | Sequence[TurnRecord], *, title: str | None = No
         ax.axvline(turn - 0.5, color=COLORS["event"], ls="-.", lw=1,
                    label="context layer fired" if n == 0 else None)
     ax.set_xlabel("turn")
+    turn_axis(ax)
     ax.set_ylabel("tool calls")
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_ylim(0, max(tops.values(), default=1) + 1.5)
