@@ -55,15 +55,20 @@ def test_stored_without_outputs(path: Path) -> None:
     assert not dirty, f"{path.name}: clear the outputs of cells {dirty} before committing"
 
 
-@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
-def test_runs_headless(path: Path) -> None:
+def execute(path: Path) -> tuple[nbformat.NotebookNode, float]:
+    """Run a notebook top to bottom in a fresh kernel; the executed notebook and the seconds."""
     nb = nbformat.read(path, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(SAME_PYTHON))
     client = NotebookClient(nb, kernel_name="python3", kernel_manager_class=ThisPythonKernel,
                             timeout=TIMEOUT, resources={"metadata": {"path": str(NOTEBOOKS)}})
     started = time.monotonic()
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
-    elapsed = time.monotonic() - started
+    return nb, time.monotonic() - started
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def test_runs_headless(path: Path) -> None:
+    nb, elapsed = execute(path)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
