@@ -31,7 +31,8 @@ def run(args: argparse.Namespace) -> int:
         print_json(table)
         return 0
     view = Table(title=f"ch8.3 at {table['messages']} messages", caption=CAVEAT)
-    figures(view, "step", "tokens", "excerpt", "difference")
+    view.add_column("step", no_wrap=True)
+    figures(view, "tokens", "excerpt", "difference")
     for key, label in (("start", "start"), ("after_l3", "L3 offload"),
                        ("after_l1", "L1 snip"), ("after_l2", "L2 old results")):
         ours, theirs = table[key], EXCERPT[key]
