@@ -20,8 +20,8 @@ CUT = "…"  # what rich puts where a cell was too narrow
 
 
 def compact_table(*, title: str | None = None, caption: str | None = None) -> Table:
-    """A table without vertical rules and with one space between columns: ~2 columns a cell
-    less than rich's default box, which is what lets nine figures share 80 columns."""
+    """A table without vertical rules and with one space between columns: two characters per
+    column fewer than rich's default box, which is what lets nine figures share 80 columns."""
     return Table(title=title, caption=caption, caption_justify="left", box=box.SIMPLE_HEAD,
                  padding=(0, 1), collapse_padding=True, show_edge=False, pad_edge=False)
 
