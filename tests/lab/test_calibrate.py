@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from ctxlab.calibrate import calibrate, items, mentions, new_items
+from ctxlab.calibrate import items, mentions, new_items
+from ctxlab.calibrate.report import calibrate
 from ctxlab.cli import main
 from ctxlab.kinds import file_of, kind_of
 

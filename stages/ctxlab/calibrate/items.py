@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 UNITS = ("ms|µs|us|ns|s|sec|secs|seconds|min|mins|minutes|h|hrs|hours|days|kb|mb|gb|tb|kib|mib|"
          "gib|bytes|b|%|tokens|lines|files|tests|errors|warnings|rows|items|requests|calls|"
@@ -39,11 +40,16 @@ _FAILED = re.compile(r"\bFAIL(?:ED)?\b[:\s]+([A-Za-z_][\w.\-:/\[\]]*\w)")
 
 def items(text: str) -> set[str]:
     """The distinctive items of ``text``, each as ``kind:value`` in its compared form."""
+    return set(_items(text))
+
+
+@lru_cache(maxsize=8192)
+def _items(text: str) -> frozenset[str]:
     found = {f"qty:{m.group(1)}{m.group(2).casefold()}" for m in _QUANTITY.finditer(text)}
     found |= {f"file:{m.group(1)}" for m in _FILE.finditer(text)}
     found |= {f"error:{m.group(1)}" for m in _ERROR.finditer(text)}
     found |= {f"error:{m.group(1)}" for m in _FAILED.finditer(text)}
-    return found
+    return frozenset(found)
 
 
 def new_items(result: str, call_input: str, earlier: Iterable[str]) -> set[str]:

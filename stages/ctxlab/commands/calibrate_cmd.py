@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..calibrate import KEYS, calibrate
+from ..calibrate.report import KEYS, calibrate
 from ..replay.discover import DiscoveryError
 from .common import UserError, print_json
 

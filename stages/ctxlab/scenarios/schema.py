@@ -146,6 +146,11 @@ class Success:
     unchanged: tuple[str, ...] = ()
 
 
+BEHAVIOUR_KEYS = ("note_rate", "output_tokens_median", "output_tokens_p90")
+"""Habits a scenario may set in ``[behaviour]``; unset ones take the calibrated defaults
+(``ctxlab.brain.habits``)."""
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A loaded, validated scenario (see ``fixtures/scenarios/*.toml``)."""
@@ -164,6 +169,7 @@ class Scenario:
     constraints: tuple[Constraint, ...] = ()
     messages: tuple[UserMessage, ...] = ()
     images: tuple[Image, ...] = ()
+    behaviour: dict[str, float] = field(default_factory=dict)
     path: Path | None = field(default=None, compare=False)
 
     def marker(self, fact: str) -> str:
