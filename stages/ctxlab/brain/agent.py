@@ -14,7 +14,7 @@ from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import habits, probe, summary
+from . import habits, probe, summary, workset
 from .habits import Behaviour
 from .plan import Action, decide, is_done, variant
 from .request import SummaryRequest, find_request, parse
@@ -22,6 +22,7 @@ from .visible import Finder, Visible, scan
 
 _SAYS = {
     "refetch": "Some details I need are no longer in view, so I am fetching them again.",
+    "refresh": "Before I change the file I need to see its current content, so I am reading it.",
     "recover": "The full output was saved to a file; I am reading it back.",
 }
 _WHY = {
@@ -32,6 +33,7 @@ _WHY = {
     "give-up": "the final check ran without showing success",
     "summary": "a summary of the conversation was requested",
     "no-tools": "the next step needs a tool and none is offered",
+    "refresh": "the file to edit is not in view as it is now",
 }
 
 
@@ -69,7 +71,7 @@ class Brain:
             return Reply([_text(answers)])
         seen = scan(view, self._finder)
         request = find_request(view)
-        action = decide(self.scenario, seen)
+        action = self._working_set(view, decide(self.scenario, seen))
         if request is not None:
             rng = random.Random(f"{self.seed}:{view.digest}")
             if not (view.tools_allowed and rng.random() < self.tool_instead_of_summary):
@@ -87,6 +89,15 @@ class Brain:
         said = _SAYS.get(action.kind) or self._announce(action)
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)
+
+    def _working_set(self, view: ModelView, action: Action) -> Action:
+        """Edits made from the copy of the file in view; a read first when there is none."""
+        if action.kind != "step" or action.step is None:
+            return action
+        calls, reads = workset.before_edit(view, self.scenario, action.step, action.calls)
+        if reads:
+            return Action("refresh", tuple(reads), action.step)
+        return Action(action.kind, calls, action.step)
 
     def summarize(self, view: ModelView, instructions: str | None) -> str:
         """Server-side compaction (R33): always a structured summary."""
