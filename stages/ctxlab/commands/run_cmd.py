@@ -22,7 +22,7 @@ from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..view import Dashboard, explain_error, summary_table
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, print_json
+from .common import UserError, option, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="with --impl stages: other stages from the reference or yours")
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
+    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
+                        metavar="KEY=VALUE", help="an option for the stage's make_layer, e.g. "
+                                                  "--set rebuild=false on stage 4 (repeatable)")
     parser.add_argument("--max-turns", type=int, help="stop after this many turns")
     parser.add_argument("--live", action="store_true",
                         help="use the real API (needs ANTHROPIC_API_KEY; costs money); its "
@@ -91,6 +94,19 @@ def _check_workspace(args: argparse.Namespace) -> None:
                         "--resume to continue the run in it")
 
 
+def _check_options(stage: int | None, options: dict[str, object]) -> None:
+    """``--set`` options a layer does not take are one clear line, before the run."""
+    if not options:
+        return
+    if stage is None:
+        raise UserError("--set configures a stage's layer; --keep-everything has none")
+    try:
+        runner.load_stage(stage).make_layer(**options)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"stage {stage}'s make_layer does not take these options: "
+                        f"{error}") from None
+
+
 def _check_export(path: Path | None) -> None:
     """A session log is one run: refuse a file that exists (or a link) instead of mixing."""
     if path is not None and (path.is_symlink() or path.exists()):
@@ -108,6 +124,7 @@ def run(args: argparse.Namespace) -> int:
     _check_workspace(args)
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
+    _check_options(stage, dict(args.options))
     console = Console(stderr=args.json)
     title = f"stage {stage or 'keep-everything'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
@@ -122,6 +139,7 @@ def run(args: argparse.Namespace) -> int:
                                   f"{escape(shlex.join(argv))}", highlight=False)
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
+                                    layer_options=dict(args.options) or None,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,
