@@ -36,11 +36,15 @@ class Compactor:
     ``breaker``: False to run without the circuit breaker (to watch §9.4 happen).
     ``keep_recent``: share of the window kept verbatim after a summary (the newest round at
     least). ``retries``, ``base_delay``, ``sleep``: the backoff for transient errors.
+    ``rebuild``: False to attach no files after the summary (to watch the agent read again
+    the file it was editing, §10.1); ``mtime_notes``: False to attach them without saying
+    which changed on disk (to watch it trust a stale copy, §10.2).
     """
 
     def __init__(self, *, template: str = "structured", breaker: bool = True,
                  keep_recent: float = 0.1, retries: int = 2, base_delay: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, rebuild: bool = True,
+                 mtime_notes: bool = True) -> None:
         if template not in TEMPLATES:
             raise ValueError(f"unknown template {template!r}; choose one of {TEMPLATES}")
         self.structured = template == "structured"
@@ -48,6 +52,7 @@ class Compactor:
         self.keep_recent = keep_recent
         self.retries, self.base_delay, self.sleep = retries, base_delay, sleep
         self.files = FileLog()
+        self.rebuild, self.mtime_notes = rebuild, mtime_notes
         self.compacting = False
 
     def __call__(self, messages: Messages, session: Session) -> Messages:
@@ -72,7 +77,9 @@ class Compactor:
 
     def _summarize(self, messages: Messages, session: Session) -> Compacted:
         return summarize(messages, session, prompt=summary_prompt(structured=self.structured),
-                         keep_tokens=int(self.keep_recent * session.window), files=self.files)
+                         keep_tokens=int(self.keep_recent * session.window),
+                         files=self.files if self.rebuild else None,
+                         mtime_notes=self.mtime_notes)
 
     def _truncate(self, messages: Messages, session: Session) -> Compacted:
         """The fallback: stage 2's safe cut, down to half of what a summary may use; what it

@@ -9,7 +9,6 @@ only when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any
 
@@ -23,19 +22,7 @@ from ..replay.view import overview, report_view
 from ..runner import load_stage
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, print_json
-
-
-def _option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` for ``make_layer``; the value is read as JSON when it parses (``5000``,
-    ``0.5``, ``true``), else kept as a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except ValueError:
-        return key, value
+from .common import UserError, option, print_json
 
 
 def tokens(text: str) -> int:
@@ -69,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "when known, else the workbook's default)")
     parser.add_argument("--whole-file", action="store_true",
                         help="replay the whole file, not only what follows the last compaction")
-    parser.add_argument("--set", dest="options", type=_option, action="append", default=[],
+    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
                         metavar="KEY=VALUE", help="an option for the stage's make_layer, "
                                                   "e.g. --set per_result=5000 (repeatable)")
     parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",

@@ -22,7 +22,7 @@ from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..view import Dashboard, explain_error, summary_view
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, print_json
+from .common import UserError, option, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="with --impl stages: other stages from the reference or yours")
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
+    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
+                        metavar="KEY=VALUE", help="an option for the stage's make_layer, e.g. "
+                                                  "--set rebuild=false on stage 4 (repeatable)")
     parser.add_argument("--max-turns", type=int, help="stop after this many turns")
     parser.add_argument("--live", action="store_true",
                         help="use the real API (needs ANTHROPIC_API_KEY; costs money); its "
@@ -53,7 +56,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="run in this folder (missing or empty) and keep it afterwards")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run killed in --workspace, from its session journal")
-    parser.add_argument("--log", help="append the session log (JSONL) to this file")
+    parser.add_argument("--log", help="append the run's telemetry (JSONL: one record per model "
+                                      "call, then the summary) to this file")
+    parser.add_argument("--export-log", type=Path, metavar="FILE",
+                        help="write the conversation to this new file as a Claude Code session "
+                             "log (not telemetry: what ctxlab calibrate and replay read)")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.set_defaults(run=run)
 
@@ -87,6 +94,25 @@ def _check_workspace(args: argparse.Namespace) -> None:
                         "--resume to continue the run in it")
 
 
+def _check_options(stage: int | None, options: dict[str, object]) -> None:
+    """``--set`` options a layer does not take are one clear line, before the run."""
+    if not options:
+        return
+    if stage is None:
+        raise UserError("--set configures a stage's layer; --keep-everything has none")
+    try:
+        runner.load_stage(stage).make_layer(**options)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"stage {stage}'s make_layer does not take these options: "
+                        f"{error}") from None
+
+
+def _check_export(path: Path | None) -> None:
+    """A session log is one run: refuse a file that exists (or a link) instead of mixing."""
+    if path is not None and (path.is_symlink() or path.exists()):
+        raise UserError(f"{path} already exists; --export-log writes a new file")
+
+
 def run(args: argparse.Namespace) -> int:
     stage = _stage(args)
     try:
@@ -96,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     _check_workspace(args)
+    _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
+    _check_options(stage, dict(args.options))
     console = Console(stderr=args.json)
     title = f"stage {stage or 'keep-everything'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
@@ -111,9 +139,10 @@ def run(args: argparse.Namespace) -> int:
                                   f"{escape(shlex.join(argv))}", highlight=False)
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
+                                    layer_options=dict(args.options) or None,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
-                                    resume=args.resume,
+                                    resume=args.resume, export_log=args.export_log,
                                     confirm_command=confirm if args.allow_any_command else None)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
