@@ -26,6 +26,7 @@ class Point:
     baseline: int  # the same request with no layer (the recorded size when known)
     overhead: int  # recorded size beyond the logged messages' count: system, tools, gap
     occupancy: float  # tokens / window
+    offered: int = 0  # the history handed to the layer, sized the same way, before it acted
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class Event:
     turn: int
     hook: str  # "admit" or "prepare"
     layer: str
-    tokens_freed: int
+    tokens_freed: int  # as the layer reported it
     trigger: str
+    measured: int | None = None  # the drop the replay measured over the whole hook call
 
 
 @dataclass(frozen=True)
