@@ -60,6 +60,7 @@ class Pipeline:
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
         self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
+        self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
         self.prepared = Prepared()  # last turn's work on each message, reused
 
     def _ledger(self, session: Session) -> Ledger:
@@ -88,7 +89,9 @@ class Pipeline:
         try:
             counted = session.count(messages)
         except anthropic.APIError:
+            self.counted = None
             return self._measure(messages, session)
+        self.counted = (messages, counted)
         self.calibration.counted(counted, self._estimate(messages))
         return counted + self.calibration.unseen(self._fixed(session))
 
@@ -206,8 +209,10 @@ class Pipeline:
             return before, size
         after = self.user_texts.reinject(after)
         assert_messages_valid(after)
+        counted = self.counted[1] if self.counted and self.counted[0] is before else None
         now = self._count(after, session)
-        session.report(layer, size - now, trigger)
+        freed = counted - self.counted[1] if counted is not None and self.counted else size - now
+        session.report(layer, freed, trigger)
         return after, now
 
     def _blocking(self, messages: Messages, session: Session, size: int,
