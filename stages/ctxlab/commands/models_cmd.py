@@ -22,14 +22,32 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json([asdict(m) for m in models.MODELS])
         return 0
-    table = Table(title="Models (prices in $ per million tokens)")
-    for column in ("model", "window", "max output", "cache min", "input", "output",
-                   "5m write", "1h write", "cache read", "note"):
-        table.add_column(column, justify="left" if column in ("model", "note") else "right")
+    table = Table(title="Models (window and max output in tokens, prices in $ per MTok)",
+                  caption=_caption(), caption_justify="left")
+    for column in ("model", "window", "out", "cache min", "in/out", "5m/1h/read"):
+        table.add_column(column, justify="left" if column == "model" else "right",
+                         no_wrap=True)
     for m in models.MODELS:
         p = m.prices
-        table.add_row(m.id, f"{m.context_window:,}", f"{m.max_output:,}",
-                      f"{m.cache_minimum:,}", f"{p.input:g}", f"{p.output:g}",
-                      f"{p.write_5m:g}", f"{p.write_1h:g}", f"{p.cache_read:g}", m.note)
-    Console().print(table)
+        table.add_row(m.id + ("*" if m.note else ""), _k(m.context_window), _k(m.max_output),
+                      f"{m.cache_minimum:,}", f"{p.input:g}/{p.output:g}",
+                      f"{p.write_5m:g}/{p.write_1h:g}/{p.cache_read:g}")
+    console = Console()
+    console.print(table)
+    for m in models.MODELS:
+        if m.note:
+            console.print(f"* {m.id}: {m.note}", highlight=False)
+        if m.aliases:
+            console.print(f"  {m.id} also answers to {', '.join(m.aliases)}", style="dim",
+                          highlight=False)
     return 0
+
+
+def _k(tokens: int) -> str:
+    """``200000`` as ``200K``, ``1000000`` as ``1M``."""
+    return f"{tokens // 1_000_000}M" if tokens % 1_000_000 == 0 else f"{tokens // 1_000}K"
+
+
+def _caption() -> str:
+    return ("* see the note below; UNVERIFIED marks a figure the API notes do not give, and "
+            "says which figure is used")

@@ -38,14 +38,15 @@ class Replay:
 
     def __init__(self, transcript: Transcript, layer: ContextLayer | None, *, stage: int,
                  model: str, model_note: str, workspace: Path,
-                 window: int | None = None) -> None:
+                 window: int | None = None, window_note: str = "the model's window") -> None:
         self.transcript, self.layer = transcript, layer
         self.book = SignatureBook(transcript.messages)
         self.session: ReplaySession = replay_session(model, workspace, window=window,
                                                      book=self.book, observer=self._observe)
         self.report = ReplayReport(transcript.path.name, stage, model, model_note,
                                    self.session.window, transcript.report,
-                                   len(transcript.messages), Bill(model))
+                                   len(transcript.messages), Bill(model),
+                                   window_note=window_note)
         self.session.now = self._now
         self.turn = 0
         self.overhead = 0

@@ -71,6 +71,7 @@ class ReplayReport:
     imported: ImportReport
     messages: int
     bill: Bill
+    window_note: str = "the model's window"  # how the window is known (``session_window``)
     points: list[Point] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
@@ -100,6 +101,7 @@ class ReplayReport:
         return {
             "file": self.file, "stage": self.stage, "model": self.model,
             "model_note": self.model_note, "window": self.window,
+            "window_note": self.window_note,
             "messages": self.messages, "final_messages": self.final_messages,
             "requests": len(self.points), "violations": len(self.violations),
             "checks": self.checks, "peak_occupancy": self.peak_occupancy,

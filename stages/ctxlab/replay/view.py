@@ -93,7 +93,7 @@ def report_view(r: ReplayReport) -> RenderableType:
     overhead = max((p.overhead for p in r.points), default=0)
     parts: list[RenderableType] = [
         Text(f"{r.file} · stage {r.stage} · {r.model} ({r.model_note}) · window "
-             f"{r.window:,}", style="bold"),
+             f"{r.window:,} ({r.window_note})", style="bold"),
         *(Text(escape(line)) for line in _import_lines(r)),
         Text(f"occupancy per request (0–100 % of the window): {sparkline(occupancy)} "
              f"peak {fmt_percent(r.peak_occupancy)}"),
