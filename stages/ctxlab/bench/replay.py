@@ -5,6 +5,10 @@ is the square of the session's length; the replay keeps running sums and checks 
 changed instead (``replay.measure.Sizer``, ``replay.check.Checker``). This times whole replays
 of synthetic Claude Code logs (``replay.synthetic``) of growing length through stage 5 and fits
 the exponent of time against requests: 1 is linear, 2 quadratic.
+
+The lengths start where even the shortest session fills its window, so every point includes
+the layers' work, and the fit uses the CPU time of the best of ``repeats`` replays: on a shared
+machine, wall time measures the neighbours too. Wall time is reported beside it.
 """
 
 from __future__ import annotations
@@ -19,20 +23,26 @@ from ..replay import replay_file
 from ..replay.synthetic import synthetic_log
 from .fit import exponent
 
-REQUESTS = (125, 250, 500, 1_000)
+REQUESTS = (250, 500, 1_000, 2_000)
 STAGE = 5
 
 
-def replay_times(requests: Sequence[int] = REQUESTS, *, seed: int = 0) -> dict[str, Any]:
+def replay_times(requests: Sequence[int] = REQUESTS, *, seed: int = 0,
+                 repeats: int = 2) -> dict[str, Any]:
     """Seconds per whole replay at each length, and the fitted growth exponent."""
     rows = []
     with tempfile.TemporaryDirectory(prefix="ctxlab-bench-") as folder:
         for n in sorted(requests):
             log = synthetic_log(Path(folder) / f"session-{n}.jsonl", n, seed=seed)
-            start = time.perf_counter()
-            report = replay_file(log, STAGE)
-            seconds = time.perf_counter() - start
-            rows.append({"requests": len(report.points), "seconds": seconds,
-                         "events": len(report.events), "violations": len(report.violations)})
-    growth = exponent([r["requests"] for r in rows], [r["seconds"] for r in rows])
+            best: tuple[float, float] | None = None
+            for _ in range(max(1, repeats)):
+                wall, cpu = time.perf_counter(), time.process_time()
+                report = replay_file(log, STAGE)
+                timing = (time.process_time() - cpu, time.perf_counter() - wall)
+                best = timing if best is None else min(best, timing)
+            assert best is not None
+            rows.append({"requests": len(report.points), "cpu_seconds": best[0],
+                         "seconds": best[1], "events": len(report.events),
+                         "violations": len(report.violations)})
+    growth = exponent([r["requests"] for r in rows], [r["cpu_seconds"] for r in rows])
     return {"stage": STAGE, "sessions": rows, "exponent": growth}

@@ -122,15 +122,15 @@ def _power(value: float | None) -> str:
 def _replays(replays: dict[str, Any], console: Console) -> None:
     table = Table(title=f"Replays of synthetic sessions (stage {replays['stage']})",
                   box=box.SIMPLE_HEAD)
-    for column in ("requests", "seconds", "layer events", "violations"):
+    for column in ("requests", "CPU s", "wall s", "layer events", "violations"):
         table.add_column(column, justify="right")
     for r in replays["sessions"]:
-        table.add_row(f"{r['requests']:,}", f"{r['seconds']:.2f}", str(r["events"]),
-                      str(r["violations"]))
+        table.add_row(f"{r['requests']:,}", f"{r['cpu_seconds']:.2f}", f"{r['seconds']:.2f}",
+                      str(r["events"]), str(r["violations"]))
     console.print(table)
     timed = next((r for r in replays["sessions"] if r["requests"] == REPLAY_REQUESTS), None)
     growth = _power(replays["exponent"]).replace("size", "requests")
-    console.print(f"replay time grows like {growth}"
+    console.print(f"replay CPU time grows like {growth}"
                   + ("" if timed is None else f"; a {REPLAY_REQUESTS:,}-request session replays "
                      f"in {timed['seconds']:.2f} s"))
 
