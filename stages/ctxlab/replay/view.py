@@ -121,11 +121,11 @@ NAME_WIDTH = 24  # a file column that leaves the numbers room at 80 columns
 
 
 def short_name(name: str, width: int = NAME_WIDTH) -> str:
-    """``name`` in at most ``width`` characters: its start and its end, an ellipsis between
-    (a session's folder and its file name both stay recognisable)."""
+    """``name`` in at most ``width`` characters: a third from its start (the project), the rest
+    from its end (the file), an ellipsis between."""
     if len(name) <= width:
         return name
-    head = (width - 1) // 2
+    head = (width - 1) // 3
     return name[:head] + "…" + name[len(name) - (width - 1 - head):]
 
 
