@@ -10,6 +10,11 @@ the tool definitions, and the gap between Claude's tokenizer and the reference o
 grows with the conversation. Where a response has no usage, the last overhead seen is kept
 (zero at first). Counts are cl100k_base, a stand-in for Claude's tokenizer
 (``ctxlab.tokens.CAVEAT``).
+
+A replay sizes the history before every request, so ``Sizer`` keeps running sums: a message
+is counted once, and a request costs what it adds. Messages are matched by equality, at C
+speed (``identical_prefix``); as in stage 5's ``incremental.py``, a message object edited in
+place after it was counted is not seen: a layer replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
