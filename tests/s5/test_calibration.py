@@ -106,3 +106,26 @@ def test_the_calibration_keeps_the_unseen_part_apart() -> None:
     calibration.counted(11_000, 10_000)  # the API counts 10 % more than the estimate
     assert calibration.ratio == pytest.approx(1.1)
     assert calibration.size(20_000, fixed=700) == 22_000 + 30_000 - 11_000
+
+
+def test_a_count_that_fails_leaves_the_estimate(tmp_path) -> None:
+    """``count_tokens`` rate-limited: the layer acts on its estimate, at once (no SDK retry
+    waits), and still reports what it did."""
+    sim = Simulator()
+    sim.faults.add("rate_limit", 1_000, when=lambda req: req.max_tokens is None)  # counts only
+    session = _session(tmp_path, sim)
+    layer = Pipeline(summarize=lambda messages, s: messages)
+    _turns_estimated(layer, session, _history(24, 8_000))
+    assert session.events and all(e["tokens_freed"] > 0 for e in session.events)
+    assert layer.calibration.ratio == 1.0  # nothing was counted
+    assert {c.status for c in sim.calls} == {429}  # one try per count, nothing else sent
+
+
+def _turns_estimated(layer: Pipeline, session: Session, history: list[dict[str, Any]]) -> None:
+    """Turns whose usage is the estimate plus 500 (the count is unavailable)."""
+    from s5_pipeline import estimate_tokens
+
+    kept: list[dict[str, Any]] = []
+    for end in range(3, len(history) + 1, 2):
+        kept = layer.prepare((kept or history[:1]) + history[end - 2:end], session)
+        session.last_usage = Usage(input_tokens=estimate_tokens(kept) + 500, output_tokens=1)
