@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from s1_loop import reported_tokens
+import anthropic
 from s2_truncate import assert_messages_valid, find_safe_cut
 from s3_offload import OffloadLayer
 
@@ -25,6 +25,7 @@ from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
 from .anchors import coverage
+from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .incremental import Prepared
@@ -57,9 +58,9 @@ class Pipeline:
         self.last_request_at: float | None = None
         self.prefix_changes = 0
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
-        self.ratio = 1.0  # reported / estimated, from the latest usage (§9.5)
-        self.sent: tuple[Any, int] | None = None  # (usage object seen, our estimate of it)
+        self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
         self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
+        self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
         self.prepared = Prepared()  # last turn's work on each message, reused
 
     def _ledger(self, session: Session) -> Ledger:
@@ -77,22 +78,37 @@ class Pipeline:
         return admitted
 
     def _measure(self, messages: Messages, session: Session) -> int:
-        """The calibrated estimate, scaled by what the API reported last time (§9.5)."""
-        self.measured = (messages, self.prepared.estimate(messages, session.system,
-                                                          session.tools))
-        return round(self.measured[1] * self.ratio)
+        """The request's size: the messages' estimate, calibrated, plus the part of the
+        request the layer cannot change, as the last usage measured it (§9.5)."""
+        return self.calibration.size(self._estimate(messages), self._fixed(session))
 
-    def _estimate(self, messages: Messages, session: Session) -> int:
-        """The plain estimate of ``messages``: the latest measurement when it was of them."""
-        if self.measured is not None and self.measured[0] is messages:
-            return self.measured[1]
-        return estimate_tokens(messages, session.system, session.tools)
+    def _count(self, messages: Messages, session: Session) -> int:
+        """``_measure`` with the messages counted by the API (``count_tokens`` is free and
+        calls no model), so that a layer's "tokens freed" is measured; the estimate when the
+        count fails."""
+        try:
+            counted = session.count(messages)
+        except anthropic.APIError:
+            self.counted = None
+            return self._measure(messages, session)
+        self.counted = (messages, counted)
+        self.calibration.counted(counted, self._estimate(messages))
+        return counted + self.calibration.unseen(self._fixed(session))
+
+    def _estimate(self, messages: Messages) -> int:
+        """The plain estimate of the messages alone, kept for the latest history measured."""
+        if self.measured is None or self.measured[0] is not messages:
+            self.measured = (messages, self.prepared.estimate(messages, None, None))
+        return self.measured[1]
+
+    @staticmethod
+    def _fixed(session: Session) -> int:
+        """The estimate of what the layer sees but never changes: system prompt and tools."""
+        return estimate_tokens([], session.system, session.tools)
 
     def _calibrate(self, session: Session) -> None:
-        """Learn reported/estimated from the last request, once its usage is known."""
-        if self.sent is not None and session.last_usage is not None \
-                and session.last_usage is not self.sent[0]:
-            self.ratio = reported_tokens(session.last_usage) / max(self.sent[1], 1)
+        """Learn what the last request held beyond its messages, once its usage is known."""
+        self.calibration.learn(session.last_usage)
 
     def _zones(self, session: Session) -> None:
         """Sorted tools and a static/dynamic system prompt; check the prefix never moves."""
@@ -115,13 +131,14 @@ class Pipeline:
         (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
         window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
         model's max output)`` — as completion buffer, the target share and that reserve);
-        measure (``_measure``). Above ``blocking_at``: ``_blocking``.
-        Above ``compact_at``, or above ``target`` when the cache is certainly cold (more than
-        ``CACHE_TTL_S`` since the last request, by ``session.now()``): ``_compact`` with a
-        trigger text (``"cache cold"`` for the latter). Then record ``session.now()`` as the
-        last request time, set ``self.sent = (session.last_usage, plain estimate of what is
-        sent)`` and return ``self.prepared.mark(messages)`` (``mark_newest``, again run only
-        on what is new).
+        measure (``_measure``). A layer acts above ``compact_at``, or above ``target`` when
+        the cache is certainly cold (more than ``CACHE_TTL_S`` since the last request, by
+        ``session.now()``): before it does, measure again with the API's count
+        (``_count``), and decide on that. Above ``blocking_at``: ``_blocking``. Otherwise,
+        when a layer acts: ``_compact`` with a trigger text (``"cache cold"`` for the cold
+        case). Then record ``session.now()`` as the last request time, set
+        ``self.calibration.sent = (session.last_usage, self._estimate(messages))`` and return
+        ``self.prepared.mark(messages)`` (``mark_newest``, again run only on what is new).
         """
         ### BEGIN SOLUTION 5.5
         self._zones(session)
@@ -134,6 +151,8 @@ class Pipeline:
         size = self._measure(messages, session)
         now = session.now()
         cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
+        if size > limits.compact_at or (cold and size > limits.target):
+            size = self._count(messages, session)
         if size > limits.blocking_at:
             messages = self._blocking(messages, session, size, limits)
         elif size > limits.compact_at or (cold and size > limits.target):
@@ -141,7 +160,7 @@ class Pipeline:
                 f"{size:,} > {limits.compact_at:,} tokens")
             messages = self._compact(messages, session, size, limits, trigger)
         self.last_request_at = now
-        self.sent = (session.last_usage, self._estimate(messages, session))
+        self.calibration.sent = (session.last_usage, self._estimate(messages))
         return self.prepared.mark(messages)
         ### END SOLUTION
 
@@ -150,19 +169,29 @@ class Pipeline:
         keep_first, keep_last, keep_results = self.keep
         snipped, dropped = snip(messages, keep_first, keep_last)
         if dropped:
-            messages, size = self._step("snip", snipped, session, size, trigger)
+            messages, size = self._step("snip", messages, snipped, session, size, trigger)
         if size > limits.target:
             cleared, decisions = microcompact(messages, session.tool_names, keep_results)
             for tool_use_id, content in decisions.items():
                 self._ledger(session).record(tool_use_id, content, "microcompact")
             if decisions:
-                messages, size = self._step("microcompact", cleared, session, size, trigger)
+                messages, size = self._step("microcompact", messages, cleared, session, size,
+                                            trigger)
         if size > limits.compact_at:
-            summarized = self.summarize(messages, session)
-            if summarized is not messages:  # a failed compaction changed nothing
+            summarized, layer = self._summary(messages, session)
+            if layer == "summary":
                 self.summaries.append(self._quality(messages, summarized, session))
-                messages, size = self._step("summary", summarized, session, size, trigger)
-        return self.user_texts.reinject(messages)
+            messages, size = self._step(layer, messages, summarized, session, size, trigger)
+        return messages
+
+    def _summary(self, messages: Messages, session: Session) -> tuple[Messages, str]:
+        """The summarizer's history and what made it: ``"summary"``, or the name of the
+        fallback that ran instead (stage 4's breaker truncates, calling no model)."""
+        run = getattr(self.summarize, "run", None)
+        if run is None:  # a plain function of (messages, session)
+            return self.summarize(messages, session), "summary"
+        done = run(messages, session)
+        return (messages, "summary") if done is None else (done.messages, done.layer)
 
     def _quality(self, before: Messages, after: Messages, session: Session) -> dict[str, Any]:
         """Anchor coverage of a summary (§12.5), logged next to the decisions."""
@@ -172,18 +201,26 @@ class Pipeline:
         self._ledger(session).note("compact-quality", report)
         return report
 
-    def _step(self, layer: str, messages: Messages, session: Session, before: int,
-              trigger: str) -> tuple[Messages, int]:
-        assert_messages_valid(messages)
-        after = self._measure(messages, session)
-        session.report(layer, before - after, trigger)
-        return messages, after
+    def _step(self, layer: str, before: Messages, after: Messages, session: Session,
+              size: int, trigger: str) -> tuple[Messages, int]:
+        """Take ``after`` (the user's texts put back, §12.3) and report what it freed, as the
+        API counts it; a layer that changed nothing is not reported."""
+        if after == before:
+            return before, size
+        after = self.user_texts.reinject(after)
+        assert_messages_valid(after)
+        counted = self.counted[1] if self.counted and self.counted[0] is before else None
+        now = self._count(after, session)
+        freed = counted - self.counted[1] if counted is not None and self.counted else size - now
+        session.report(layer, freed, trigger)
+        return after, now
 
     def _blocking(self, messages: Messages, session: Session, size: int,
                   limits: Thresholds) -> Messages:
-        """Local, deterministic, no model call: keep the task and the newest rounds."""
-        cut = find_safe_cut(messages, limits.target,
-                            lambda m: estimate_tokens(m, session.system, session.tools))
-        kept, _ = self._step("blocking", messages[:1] + messages[cut:], session, size,
+        """Local, deterministic, no model call: keep the task and the newest rounds that fit
+        in the target, beside the part of the request no layer can change."""
+        room = limits.target - self.calibration.unseen(self._fixed(session))
+        cut = find_safe_cut(messages, round(room / self.calibration.ratio), estimate_tokens)
+        kept, _ = self._step("blocking", messages, messages[:1] + messages[cut:], session, size,
                              f"{size:,} > blocking mark {limits.blocking_at:,}")
-        return self.user_texts.reinject(kept)
+        return kept

@@ -63,30 +63,77 @@ class ModelSpec:
 K = 1_000
 M = 1_000_000
 
+U = "UNVERIFIED: "  # a figure the API notes do not give; the note says which figure is used
+
 MODELS: tuple[ModelSpec, ...] = (
     ModelSpec("claude-fable-5-2", M, 128 * K, 512, Prices.standard(8, 40), 5.2,
               tool_overhead=(286, 406),
-              note="cache minimum and tool overhead UNVERIFIED; Fable 5 figures used"),
+              note=U + "cache minimum 512 and tool overhead 286/406 (Fable 5's and Opus 5's)"),
+    ModelSpec("claude-fable-5-1", M, 128 * K, 512, Prices.standard(10, 50, cache_read=0.25),
+              5.1, tool_overhead=(286, 406),
+              note=U + "cache minimum 512 and tool overhead 286/406 (Fable 5's and Opus 5's)"),
+    ModelSpec("claude-fable-5", M, 128 * K, 512, Prices.standard(10, 50), 5.0,
+              tool_overhead=(286, 406), note=U + "tool overhead 286/406 (Opus 5's)"),
+    ModelSpec("claude-mythos-5", M, 128 * K, 512, Prices.standard(10, 50), 5.0,
+              tool_overhead=(286, 406), note=U + "tool overhead 286/406 (Opus 5's)"),
+    ModelSpec("claude-opus-5-5", M, 128 * K, 512, Prices.standard(4, 20, cache_read=0.20), 5.5,
+              tool_overhead=(286, 406),
+              note=U + "cache minimum 512 and tool overhead 286/406 (Opus 5's)"),
     ModelSpec("claude-opus-5", M, 128 * K, 512, Prices.standard(5, 25), 5.0,
               tool_overhead=(286, 406)),
-    ModelSpec("claude-sonnet-5", M, 128 * K, 1024, Prices.standard(2, 10), 5.0,
-              tool_overhead=(354, 474)),
     ModelSpec("claude-sonnet-5-5", M, 128 * K, 1024, Prices.standard(2, 10, cache_read=0.10),
               5.5, tool_overhead=(354, 474),
-              note="cache read $0.10 after the 2026-10-07 cut (UNVERIFIED); minimum UNVERIFIED"),
+              note="cache read $0.10 after the 2026-10-07 cut (UNVERIFIED); " + U
+              + "cache minimum 1,024 (Sonnet 5's)"),
+    ModelSpec("claude-sonnet-5", M, 128 * K, 1024, Prices.standard(2, 10), 5.0,
+              tool_overhead=(354, 474)),
+    ModelSpec("claude-haiku-5-5", M, 128 * K, 4096, Prices.standard(0.10, 0.50, cache_read=0.01),
+              5.5, tool_overhead=(496, 588),
+              note="prompts over 100K cost $0.50 / $2.50 (not modelled); " + U
+              + "cache minimum 4,096 and tool overhead 496/588 (Haiku 4.5's)"),
+    ModelSpec("claude-opus-4-8", M, 128 * K, 1024, Prices.standard(5, 25), 4.8,
+              note=U + "tool overhead 497/589 (Opus 4.6's)"),
+    ModelSpec("claude-opus-4-7", M, 128 * K, 2048, Prices.standard(5, 25), 4.7,
+              note=U + "tool overhead 497/589 (Opus 4.6's)"),
     ModelSpec("claude-opus-4-6", M, 128 * K, 4096, Prices.standard(5, 25), 4.6),
     ModelSpec("claude-sonnet-4-6", M, 128 * K, 1024, Prices.standard(3, 15), 4.6),
+    ModelSpec("claude-opus-4-5", 200 * K, 64 * K, 4096, Prices.standard(5, 25), 4.5,
+              aliases=("claude-opus-4-5-20251101",),
+              note="deprecated; " + U + "tool overhead 497/589 (Opus 4.6's)"),
     ModelSpec("claude-sonnet-4-5", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.5,
-              aliases=("claude-sonnet-4-5-20250929",), note="deprecated, EOL 2026-11-30"),
+              aliases=("claude-sonnet-4-5-20250929",),
+              note="deprecated, EOL 2026-11-30; " + U + "tool overhead 497/589 (Sonnet 4.6's)"),
     ModelSpec("claude-haiku-4-5", 200 * K, 64 * K, 4096, Prices.standard(1, 5), 4.5,
               tool_overhead=(496, 588), aliases=("claude-haiku-4-5-20251001",)),
+    ModelSpec("claude-opus-4-1", 200 * K, 32 * K, 1024, Prices.standard(15, 75), 4.1,
+              aliases=("claude-opus-4-1-20250805",),
+              note=U + "window 200K, max output 32K, $15 / $75, tool overhead 497/589: the "
+              "notes give only its cache minimum"),
+    ModelSpec("claude-opus-4-0", 200 * K, 32 * K, 1024, Prices.standard(15, 75), 4.0,
+              aliases=("claude-opus-4-20250514",),
+              note=U + "window 200K, max output 32K, $15 / $75, tool overhead 497/589: the "
+              "notes give only its cache minimum"),
     ModelSpec("claude-sonnet-4-0", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.0,
               aliases=("claude-sonnet-4-20250514",),
-              note="legacy model kept to show the pre-4.5 max_tokens rule (R13)"),
+              note="shows the pre-4.5 max_tokens rule (R13); " + U + "window 200K, max "
+              "output 64K, $3 / $15, tool overhead 497/589: the notes give only its cache "
+              "minimum"),
     ModelSpec("ctxlab-sim-32k", 32 * K, 8 * K, 1024, Prices.standard(1, 5), 4.5,
               tool_overhead=(496, 588), simulated_only=True,
               note="simulator-only model with a small window, for quick demos"),
 )
+
+NOT_A_MODEL = "<synthetic>"
+"""What Claude Code records as the model of a message it wrote itself (an API error, say):
+no model answered it (real-transcripts §4.5)."""
+
+CLIENT_WINDOW = 200 * K
+"""The window Claude Code runs a session at unless the model id carries ``[1m]``
+(``LONG_CONTEXT``): its logs of 1M-window models auto-compact at 155–170K tokens
+(real-transcripts §2.1, §2.2: ``preTokens`` 170,251 and 155,554)."""
+
+LONG_CONTEXT = "[1m]"
+"""The suffix Claude Code puts on a model id it runs with the 1M-token window."""
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 """The workbook's default: a 200K window, as in the guide's examples (§8)."""

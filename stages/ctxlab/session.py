@@ -69,6 +69,14 @@ class Session:
             self.observer(kind, messages, response, None)
         return response
 
+    def count(self, messages: list[dict[str, Any]]) -> int:
+        """The API's own count of ``messages`` alone (``count_tokens``: free, not a model
+        call; no system prompt, no tools), for a layer that must know what it removes (§9.5).
+        API errors are raised at once, without the SDK's retries: a layer that cannot count
+        falls back on its estimate rather than wait."""
+        client = self.client.with_options(max_retries=0)
+        return client.messages.count_tokens(model=self.model, messages=messages).input_tokens
+
     def report(self, layer: str, tokens_freed: int, trigger: str) -> None:
         """Record that a context-layer mechanism fired (§12.6, §12.8)."""
         self.events.append({"layer": layer, "tokens_freed": int(tokens_freed),

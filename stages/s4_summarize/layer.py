@@ -63,7 +63,7 @@ class SummaryLayer(OffloadLayer):
         """Compact ``messages`` now; returns the new history (the same one when it failed)."""
         size = self.ledger.size(messages, session)
         done = self.compactor.run(messages, session)
-        if done is None:
+        if done is None or done.messages == messages:  # failed, or a fallback that cut nothing
             return messages
         freed = estimate_tokens(messages) - estimate_tokens(done.messages)
         session.report(done.layer, freed - done.tokens_dropped, trigger)

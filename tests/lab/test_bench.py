@@ -99,7 +99,7 @@ def test_report_keys_ratios_by_size_and_fits_the_exponent() -> None:
                                                               rel=1e-3)
     expected = fit.exponent([p["tokens"] for p in points], [p["layer_s"] for p in points])
     assert built["exponent"] == pytest.approx(expected, rel=1e-3)
-    assert built["ok"] and [t["met"] for t in built["targets"]] == [True, True, True]
+    assert built["ok"] and [t["met"] for t in built["targets"]] == [True, True, True, None]
     json.dumps(built)  # a JSON document, nothing else
 
 
@@ -118,10 +118,33 @@ def test_report_flags_missed_and_unmeasured_targets() -> None:
     slow = report.assemble([_point(10_000, 0.001), _point(200_000, 0.05)], [], None,
                            model=turns.MODEL, turns=1)
     assert not slow["ok"]
-    assert [t["met"] for t in slow["targets"]] == [False, False, True]
+    assert [t["met"] for t in slow["targets"]] == [False, False, True, None]
     small = report.assemble([_point(10_000, 0.001)], [], None, model=turns.MODEL, turns=1)
     assert small["ok"] and small["exponent"] is None
     assert [t["met"] for t in small["targets"]][:2] == [None, None]
+
+
+@pytest.mark.parametrize(("growth", "met"), [(1.0, True), (1.19, True), (1.5, False),
+                                             (2.0, False)])
+def test_the_replay_target_is_linear_growth(growth: float, met: bool) -> None:
+    sessions = [{"requests": n, "cpu_seconds": 1e-3 * n ** growth, "seconds": 1.0,
+                 "events": 0, "violations": 0} for n in (250, 500, 1_000, 2_000)]
+    replays = {"stage": 5, "sessions": sessions,
+               "exponent": fit.exponent([250, 500, 1_000, 2_000],
+                                        [r["cpu_seconds"] for r in sessions])}
+    built = report.assemble([_point(10_000, 1e-4)], [], None, model=turns.MODEL, turns=1,
+                            replays=replays)
+    assert built["targets"][3]["limit"] == report.REPLAY_LIMIT == 1.2
+    assert built["targets"][3]["met"] is met
+
+
+def test_replay_times_replays_every_length() -> None:
+    from ctxlab.bench.replay import replay_times
+
+    measured = replay_times((4, 8), repeats=1)
+    assert [r["requests"] for r in measured["sessions"]] == [4, 8]
+    assert all(r["violations"] == 0 for r in measured["sessions"])
+    assert measured["exponent"] is not None
 
 
 def test_report_rounds_to_four_significant_digits() -> None:
@@ -139,6 +162,16 @@ def test_tables_render(width: int) -> None:
     text = console.export_text()
     assert "Whole runs (bugfix-small)" in text and "Targets" in text and "size^" in text
     assert_readable(text, width, ["999,500", "199,500", "1.50"])
+    sessions = [{"requests": 1_000, "cpu_seconds": 2.4, "seconds": 2.5, "events": 3,
+                 "violations": 0},
+                {"requests": 500, "cpu_seconds": 1.1, "seconds": 1.2, "events": 1,
+                 "violations": 0}]
+    console = recording(width)
+    report.show(report.assemble(points, [], None, model=turns.MODEL, turns=2, replays={
+        "stage": 5, "sessions": sessions, "exponent": 1.06}), console)
+    replayed = console.export_text()
+    assert "a 1,000-request session replays in 2.50 s" in " ".join(replayed.split())
+    assert_readable(replayed, width, ["1,000", "2.50"])
 
 
 def test_a_whole_run_is_timed_per_stage() -> None:

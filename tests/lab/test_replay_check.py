@@ -58,3 +58,24 @@ def test_the_summary_quotes_every_user_message_and_names_the_files() -> None:
     assert "- /srv/app/main.py" in summary and "- /srv/app/test_logging.py" in summary
     again = write_summary([{"role": "user", "content": [{"type": "text", "text": summary}]}])
     assert again.count("<user-message>") == summary.count("<user-message>")
+
+
+def test_the_incremental_check_finds_what_the_whole_check_finds() -> None:
+    """``Checker`` checks only what changed; on a history that grows, is cut (stage 2's naive
+    cut leaves orphan results) and is edited, it answers as ``violation`` on the whole does,
+    message numbers included."""
+    from ctxlab.replay.check import Checker
+    from ctxlab.replay.measure import Sizer, count_messages
+
+    messages = load_transcript(FIXTURES / "split-interleaved.jsonl").messages
+    book = SignatureBook(messages)
+    checker, sizer = Checker(model=MODEL, book=book), Sizer()
+    states = [messages[:n] for n in range(1, len(messages) + 1)]
+    states += [messages[:1] + messages[3:], messages[:1] + messages[2:]]  # cut, with an orphan
+    edited = copy.deepcopy(messages)
+    edited[5]["content"][0]["thinking"] += " (shortened by a layer)"
+    states += [messages, edited, messages]
+    answers = [(checker(s), violation(s, model=MODEL, book=book)) for s in states]
+    assert all(mine == whole for mine, whole in answers), answers
+    assert any(whole is not None for _, whole in answers)  # the sequence does break rules
+    assert all(sizer.count(s) == count_messages(s) for s in states)

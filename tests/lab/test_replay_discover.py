@@ -70,3 +70,44 @@ def test_replay_of_a_projects_tree_replays_every_log(tmp_path: Path,
     assert main(["replay", str(root), "--stage", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert len(report["replays"]) == len(TREE) and report["failed"] == []
+
+
+def test_the_folder_table_names_files_from_the_folder_and_totals_them(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _projects(tmp_path / "projects")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["replay", str(root), "--stage", "2"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "-home-m…-shop/0b1e.jsonl" in out  # the start and the end of a long name
+    assert "-home-m…s/agent-a1.jsonl" in out
+    assert f"{len(TREE)} files" in out  # the totals line
+
+
+def test_a_log_that_ends_with_a_manual_compact_says_why_it_has_no_request(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = (FIXTURES / "compacted.jsonl").read_text().splitlines()
+    boundary = next(i for i, line in enumerate(lines) if "compact_boundary" in line)
+    ending = [json.loads(line) for line in lines[:boundary + 2]]
+    ending[boundary]["compactMetadata"]["trigger"] = "manual"
+    (tmp_path / "ends-with-compact.jsonl").write_text(
+        "\n".join(json.dumps(e) for e in ending) + "\n")
+    shutil.copy(FIXTURES / "resumed.jsonl", tmp_path / "ok.jsonl")
+    assert main(["replay", str(tmp_path), "--stage", "3"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "ends-with-compact.jsonl: 0 requests: the log ends with a manual compaction" in out
+    assert "--whole-file replays what came before" in out
+
+
+@pytest.mark.parametrize(("option", "says"), [
+    ("per_result=abc", "--set per_result=\"abc\": expected a whole number like 50000"),
+    ("per_result=true", "--set per_result=true: expected a whole number"),
+    ("target_share=x", "expected a number like 0.6"),
+])
+def test_a_set_value_of_the_wrong_type_is_one_line(option: str, says: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(FIXTURES / "dirty.jsonl"), "--stage", "5",
+                 "--set", option]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and err.count("\n") == 1

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from ctxlab import models
 from ctxlab.replay import Replay, choose_model, load_transcript, replay_file
 from ctxlab.replay.measure import count_messages
 from ctxlab.session import Session
@@ -139,7 +140,9 @@ def test_stage_four_summarizes_a_replayed_log_without_breaking_a_rule() -> None:
 def test_the_model_is_the_logs_when_the_table_knows_it() -> None:
     assert choose_model(None, "claude-sonnet-4-5-20250929") == (
         "claude-sonnet-4-5", "the model recorded in the log")
-    model, note = choose_model(None, "claude-opus-4-5-20251101")
-    assert model == "claude-haiku-4-5" and "not in the model table" in note
+    assert choose_model(None, "claude-opus-4-5-20251101")[0] == "claude-opus-4-5"
+    assert choose_model(None, "claude-opus-4-6[1m]")[0] == "claude-opus-4-6"
+    model, note = choose_model(None, "claude-unknown-9")
+    assert model == models.DEFAULT_MODEL and "not in the model table" in note
     assert choose_model("claude-sonnet-4-6", "claude-haiku-4-5")[0] == "claude-sonnet-4-6"
     assert replay_file(SPLIT, 1).model == "claude-sonnet-4-5"

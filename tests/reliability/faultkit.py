@@ -34,6 +34,9 @@ MODEL = "ctxlab-sim-32k"
 NO_WAIT = {"sleep": lambda seconds: None}
 
 
+COUNT = "/count_tokens"  # the free counting endpoint; stage 5 counts before it acts
+
+
 def is_summary(body: dict[str, Any]) -> bool:
     return (body.get("tool_choice") or {}).get("type") == "none"
 
@@ -76,6 +79,8 @@ class Bench:
         handle = self.sim.handle
 
         def record(method: str, path: str, headers: dict[str, str], body: bytes) -> SimResponse:
+            if path.split("?", 1)[0].endswith(COUNT):  # a layer counting: not a model call
+                return handle(method, path, headers, body)
             data = json.loads(body) if body else {}
             if self.too_long > 0 and self._target(data):
                 self.too_long -= 1
@@ -97,8 +102,8 @@ class Bench:
         if fault in SIM_FAULTS:
             wanted = target == "summary"
             self.sim.faults.add(SIM_FAULTS[fault], count,
-                                when=lambda req: (req.tool_choice.get("type") == "none")
-                                == wanted)
+                                when=lambda req: req.max_tokens is not None  # not a count
+                                and (req.tool_choice.get("type") == "none") == wanted)
         elif fault == "tool call":
             self.sim.responder = ToolCaller(self.sim.responder, count)
         elif fault == "prompt too long":

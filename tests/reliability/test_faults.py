@@ -101,7 +101,10 @@ def test_an_outage_opens_the_breaker_after_exactly_its_limit(stage: int, fault: 
     else:
         assert result.summary.success, result.problems
     groups = bench.summary_groups()
-    assert len(groups) == LIMIT  # three failed compactions reached the model, then none
+    assert compactor(result).breaker.failures == LIMIT  # three failed compactions, then none
+    # each reached the model, but one that found nothing to fold yet (too few rounds), which
+    # fails without a call; after the third, no summary request is sent
+    assert 0 < len(groups) <= LIMIT
     assert all(len(g) <= PER_COMPACTION[fault] for g in groups)
     if fault in TRANSIENT:
         assert all(len(g) == PER_COMPACTION[fault] for g in groups)
@@ -120,7 +123,8 @@ def test_sdk_retries_multiply_the_bound_but_do_not_break_it(
     result, bench = _run(5, "429", 10_000)
     assert result.summary.success
     groups = bench.summary_groups()
-    assert len(groups) == LIMIT and all(len(g) == 3 * (1 + RETRIES) for g in groups)
+    assert compactor(result).breaker.failures == LIMIT and 0 < len(groups) <= LIMIT
+    assert all(len(g) == 3 * (1 + RETRIES) for g in groups)
 
 
 def test_stage4_without_headroom_stops_with_a_typed_explained_error() -> None:

@@ -9,6 +9,7 @@ This package measures that, side by side in one process:
   each request) against one full tokenization of the same context, and the simulator's time
   per request;
 - ``runs``: one whole run per stage on a scenario, and the process's peak memory;
+- ``replay``: whole replays of synthetic session logs of growing length (issue 16);
 - ``fit``: how each cost grows with the size (the exponent of a power law);
 - ``report``: the JSON document, the targets and the tables.
 
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..runner import load_stage
+from .replay import REQUESTS, replay_times
 from .report import assemble, show
 from .runs import peak_rss_mb, whole_runs
 from .turns import MODEL, measure, overhead_tokens
@@ -34,6 +36,7 @@ SCENARIO = "long-task"
 
 def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int = 5,
               stages: Sequence[int] = STAGES, scenario: str = SCENARIO, seed: int = 0,
+              replay_requests: Sequence[int] = REQUESTS,
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run every measurement and return the report (see ``report.assemble``)."""
     note = progress or (lambda _: None)
@@ -48,7 +51,9 @@ def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int 
     for number in stages:
         note(f"running stage {number} on {scenario} …")
         runs += whole_runs([number], scenario, seed=seed)
-    return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns)
+    note("replaying synthetic sessions …")
+    replays = replay_times(replay_requests, seed=seed) if replay_requests else None
+    return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns, replays=replays)
 
 
 __all__ = ["SCENARIO", "SIZES", "STAGES", "TURNS", "run_bench", "show"]

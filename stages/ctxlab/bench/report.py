@@ -35,6 +35,8 @@ from .fit import exponent, line
 RATIO_SIZE = 200_000
 RATIO_LIMIT = 0.02
 EXPONENT_LIMIT = 0.2  # strictly below
+REPLAY_LIMIT = 1.2  # replay time against session length: 1 is linear, 2 quadratic
+REPLAY_REQUESTS = 1_000  # the session whose replay time is reported
 
 
 def _round(value: Any) -> Any:
@@ -48,8 +50,10 @@ def _round(value: Any) -> Any:
     return value
 
 
-def targets(points: list[dict[str, Any]], growth: float | None) -> list[dict[str, Any]]:
+def targets(points: list[dict[str, Any]], growth: float | None,
+            replays: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Each target with its measured value; ``met`` is None when it was not measured."""
+    replay = None if replays is None else replays["exponent"]
     at = next((p for p in points if p["target"] == RATIO_SIZE), None)
     ratio = at["overhead_ratio"] if at else None
     return [
@@ -63,15 +67,19 @@ def targets(points: list[dict[str, Any]], growth: float | None) -> list[dict[str
         {"target": "every measured turn ran without compaction",
          "value": all(p["no_compaction"] for p in points), "limit": True,
          "met": all(p["no_compaction"] for p in points)},
+        {"target": f"replay time grows at most like requests^{REPLAY_LIMIT} (issue 16)",
+         "value": replay, "limit": REPLAY_LIMIT,
+         "met": None if replay is None else replay <= REPLAY_LIMIT},
     ]
 
 
 def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
-             memory_mb: float | None, *, model: str, turns: int) -> dict[str, Any]:
+             memory_mb: float | None, *, model: str, turns: int,
+             replays: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole report as one JSON-ready dict."""
     sizes = [p["tokens"] for p in points]
     growth = exponent(sizes, [p["layer_s"] for p in points])
-    checks = targets(points, growth)
+    checks = targets(points, growth, replays)
     split = line(sizes, [p["layer_s"] for p in points])
     tokenize_per_token = sum(p["full_tokenize_s"] / p["tokens"] for p in points) / max(
         len(points), 1)
@@ -90,6 +98,7 @@ def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
             "share_of_tokenizing": split[1] / tokenize_per_token},
         "sizes": points,
         "runs": runs,
+        "replays": replays,
         "memory": {"peak_rss_mb": memory_mb, "scope": "whole process, at the end of the run"},
         "targets": checks,
         "ok": all(c["met"] is not False for c in checks),
@@ -107,6 +116,20 @@ def _ms(seconds: float) -> str:
 
 def _power(value: float | None) -> str:
     return "—" if value is None else f"size^{value:.2f}"
+
+
+def _replays(replays: dict[str, Any], console: Console) -> None:
+    table = compact_table(title=f"Replays of synthetic sessions (stage {replays['stage']})")
+    figures(table, "requests", "CPU s", "wall s", "layer events", "violations")
+    for r in replays["sessions"]:
+        table.add_row(f"{r['requests']:,}", f"{r['cpu_seconds']:.2f}", f"{r['seconds']:.2f}",
+                      str(r["events"]), str(r["violations"]))
+    console.print(table)
+    timed = next((r for r in replays["sessions"] if r["requests"] == REPLAY_REQUESTS), None)
+    growth = _power(replays["exponent"]).replace("size", "requests")
+    console.print(f"replay CPU time grows like {growth}"
+                  + ("" if timed is None else f"; a {REPLAY_REQUESTS:,}-request session replays "
+                     f"in {timed['seconds']:.2f} s"))
 
 
 def show(report: dict[str, Any], console: Console | None = None) -> None:
@@ -139,6 +162,8 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
             runs.add_row(str(r["stage"]), f"{r['seconds']:.2f}", str(r["requests"]),
                          "yes" if r["success"] else "no")
         console.print(runs)
+    if report.get("replays"):
+        _replays(report["replays"], console)
     peak = report["memory"]["peak_rss_mb"]
     console.print(f"peak memory (whole process): {'—' if peak is None else f'{peak:,.0f} MB'}")
     checks = compact_table(title="Targets")

@@ -52,7 +52,7 @@ def compact_view() -> Group:
             "cache\nread", "")
     noted = [m for m in models.MODELS if m.note]
     for m in models.MODELS:
-        mark = f"[{noted.index(m) + 1}]" if m in noted else ""
+        mark = str(noted.index(m) + 1) if m in noted else ""
         table.add_row(m.id, *_figures(m), mark)
     notes = [Text(f"[{n}] {m.id}: {m.note}") for n, m in enumerate(noted, 1)]
     return Group(table, *notes)
@@ -64,4 +64,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     console.print(fitted(console, [full_table, compact_view]))
+    for m in models.MODELS:
+        if m.aliases:
+            console.print(f"{m.id} also answers to {', '.join(m.aliases)}", style="dim",
+                          highlight=False)
     return 0
+

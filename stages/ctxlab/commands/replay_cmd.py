@@ -9,6 +9,8 @@ only when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
 from pathlib import Path
 from typing import Any
 
@@ -80,12 +82,37 @@ def _check_options(stage: int, options: dict[str, Any]) -> None:
     """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
     line before any work."""
     try:
-        load_stage(stage).make_layer(**options)
+        layer = load_stage(stage).make_layer(**options)
     except ImportError as error:
         raise UserError(f"stage {stage} cannot be loaded: {error}") from None
-    except TypeError as error:
+    except (TypeError, ValueError) as error:
         raise UserError(f"stage {stage}'s make_layer does not take these options: "
                         f"{error}") from None
+    _check_types(layer, options)
+
+
+def _check_types(layer: Any, options: dict[str, Any]) -> None:
+    """Each ``--set`` value of the type of the option's default (``per_result=abc`` is not a
+    number), so a wrong value is one line now, not an error deep inside a replay."""
+    try:
+        defaults = {name: p.default for name, p in
+                    inspect.signature(type(layer).__init__).parameters.items()}
+    except (TypeError, ValueError):
+        return
+    for key, value in options.items():
+        default = defaults.get(key, inspect.Parameter.empty)
+        if default is inspect.Parameter.empty or default is None:
+            continue
+        wanted = (int, float) if isinstance(default, float) else type(default)
+        if isinstance(value, bool) is not isinstance(default, bool) or \
+                not isinstance(value, wanted):
+            raise UserError(f"--set {key}={json.dumps(value)}: expected "
+                            f"{_kind(default)} like {json.dumps(default)}")
+
+
+def _kind(value: Any) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number",
+            str: "a text", dict: "a JSON object"}.get(type(value), type(value).__name__)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,8 +130,10 @@ def run(args: argparse.Namespace) -> int:
     reports, failed = [], []
     for path in progress(files, "replaying", console=errors):
         try:
-            reports.append(replay_file(path, stage, model=args.model, window=args.window,
-                                       whole_file=args.whole_file, options=options))
+            report = replay_file(path, stage, model=args.model, window=args.window,
+                                 whole_file=args.whole_file, options=options)
+            report.file = display_name(path, args.paths)
+            reports.append(report)
         except TranscriptError as error:
             name = display_name(path, args.paths)
             failed.append({"file": name, "error": str(error)})

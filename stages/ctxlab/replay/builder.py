@@ -28,10 +28,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ctxlab import models
+
 from .blocks import Block, as_blocks, clean, synthetic_result
 from .lines import Entry
 
-CLIENT_MODEL = "<synthetic>"
+CLIENT_MODEL = models.NOT_A_MODEL  # a message the client wrote itself (an API error, say)
 PLACEHOLDER = ("[replay] the session log starts with an assistant message; this placeholder "
                "stands for the request that produced it")
 

@@ -16,6 +16,7 @@ from ctxlab.kinds import PATH_FIELDS as PATH_KEYS
 from ctxlab.tokens import block_text
 
 from .blocks import as_blocks
+from .measure import canonical
 
 Message = dict[str, Any]
 HEAD = 80
@@ -57,13 +58,14 @@ class Carry:
 
 
 def removed(before: list[Message], after: list[Message]) -> list[Message]:
-    """The messages of ``before`` that ``after`` no longer holds (same object or equal)."""
+    """The messages of ``before`` that ``after`` no longer holds (the same object, or equal
+    but for a cache mark, which moves every turn)."""
     kept = {id(m) for m in after}
     gone = [m for m in before if id(m) not in kept]
     if gone:
         old = {id(m) for m in before}
-        fresh = [m for m in after if id(m) not in old]
-        gone = [m for m in gone if m not in fresh]
+        fresh = {canonical(m) for m in after if id(m) not in old}
+        gone = [m for m in gone if canonical(m) not in fresh]
     return gone
 
 

@@ -23,8 +23,8 @@ from ctxlab.session import ContextLayer
 
 from .bill import Bill
 from .carry import what_to_carry
-from .check import violation
-from .measure import count_messages, message_tokens, shared_prefix, usage_total
+from .check import Checker
+from .measure import Sizer, message_tokens, shared_prefix, usage_total
 from .report import Event, Point, ReplayReport, Violation
 from .session import ReplaySession, replay_session
 from .signatures import SignatureBook
@@ -38,19 +38,23 @@ class Replay:
 
     def __init__(self, transcript: Transcript, layer: ContextLayer | None, *, stage: int,
                  model: str, model_note: str, workspace: Path,
-                 window: int | None = None) -> None:
+                 window: int | None = None, window_note: str = "the model's window") -> None:
         self.transcript, self.layer = transcript, layer
         self.book = SignatureBook(transcript.messages)
         self.session: ReplaySession = replay_session(model, workspace, window=window,
                                                      book=self.book, observer=self._observe)
         self.report = ReplayReport(transcript.path.name, stage, model, model_note,
                                    self.session.window, transcript.report,
-                                   len(transcript.messages), Bill(model))
+                                   len(transcript.messages), Bill(model),
+                                   window_note=window_note)
         self.session.now = self._now
         self.turn = 0
         self.overhead = 0
         self.clock = 0.0
         self.sent: Messages | None = None
+        self.offered = 0  # reference tokens of the history handed to ``prepare``
+        self.sizes = {"live": Sizer(), "offered": Sizer(), "original": Sizer()}
+        self.checker = Checker(model=self.session.model, book=self.book)
 
     def run(self) -> ReplayReport:
         """Replay every message; returns the report."""
@@ -83,8 +87,8 @@ class Replay:
             self.report.errors.append(f"request {self.turn}: a {kind} call was rejected: "
                                       f"{str(error).splitlines()[0]}")
 
-    def _drain(self, hook: str) -> list[Event]:
-        fired = [Event(self.turn, hook, e["layer"], e["tokens_freed"], e["trigger"])
+    def _drain(self, hook: str, measured: int) -> list[Event]:
+        fired = [Event(self.turn, hook, e["layer"], e["tokens_freed"], e["trigger"], measured)
                  for e in self.session.events]
         self.session.events = []
         self.report.events += fired
@@ -92,7 +96,7 @@ class Replay:
 
     def _check(self, hook: str, live: Messages) -> None:
         self.report.checks += 1
-        problem = violation(live, model=self.session.model, book=self.book)
+        problem = self.checker(live)
         if problem is not None:
             self.report.violations.append(Violation(self.turn, hook, problem))
 
@@ -100,9 +104,10 @@ class Replay:
         results = [b for b in message["content"] if b.get("type") == "tool_result"]
         if results and self.layer is not None:
             admitted = self.layer.admit(results, self.session)
-            fired = self._drain("admit")
             rest = [b for b in message["content"] if b.get("type") != "tool_result"]
+            given = message
             message = {"role": "user", "content": list(admitted) + rest}
+            fired = self._drain("admit", message_tokens(given) - message_tokens(message))
             live.append(message)
             if fired or admitted != results:
                 self._check("admit", live)
@@ -119,29 +124,32 @@ class Replay:
             except anthropic.APIError as error:
                 self.report.errors.append(f"request {self.turn}: prepare failed: "
                                           f"{str(error).splitlines()[0]}")
-        fired = self._drain("prepare")
+        self.offered = self.sizes["offered"].count(before)
+        fired = self._drain("prepare", self.offered - self.sizes["live"].count(live))
         self._check("prepare", live)
         carry = what_to_carry(before, live, turn=self.turn,
-                              layers=list(dict.fromkeys(e.layer for e in fired)))
+                              layers=list(dict.fromkeys(e.layer for e in fired))) \
+            if fired else None
         if carry is not None:
             self.report.carry.append(carry)
         return live
 
     def _record(self, live: Messages, index: int, reply: dict[str, Any]) -> None:
         """Size and bill the request just prepared; tell the session what it produced."""
-        original = count_messages(self.transcript.messages[:index])
+        original = self.sizes["original"].count(self.transcript.messages[:index])
         usage = self.transcript.usage(index)
         if usage is not None:
             self.overhead = max(0, usage_total(usage) - original)
             self.report.bill.add_recorded(usage)
-        tokens = count_messages(live) + self.overhead
+        tokens = self.sizes["live"].count(live) + self.overhead
         shared = 0 if self.sent is None else (
-            self.overhead + count_messages(live, shared_prefix(self.sent, live)))
+            self.overhead + self.sizes["live"].count(live, shared_prefix(self.sent, live)))
         output = int(usage["output_tokens"]) if usage and usage.get("output_tokens") else \
             message_tokens(reply)
         self.report.bill.add(tokens, shared, output)
         self.report.points.append(Point(self.turn, len(live), tokens, original + self.overhead,
-                                        self.overhead, tokens / self.session.window))
+                                        self.overhead, tokens / self.session.window,
+                                        self.offered + self.overhead))
         self.session.last_usage = Usage(input_tokens=tokens, output_tokens=output)
         self.session.tool_names.update({b["id"]: b["name"] for b in reply["content"]
                                         if b.get("type") == "tool_use"})

@@ -10,6 +10,11 @@ the tool definitions, and the gap between Claude's tokenizer and the reference o
 grows with the conversation. Where a response has no usage, the last overhead seen is kept
 (zero at first). Counts are cl100k_base, a stand-in for Claude's tokenizer
 (``ctxlab.tokens.CAVEAT``).
+
+A replay sizes the history before every request, so ``Sizer`` keeps running sums: a message
+is counted once, and a request costs what it adds. Messages are matched by equality, at C
+speed (``identical_prefix``); as in stage 5's ``incremental.py``, a message object edited in
+place after it was counted is not seen: a layer replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
@@ -47,6 +52,51 @@ def count_messages(messages: list[Message], end: int | None = None) -> int:
                for i, m in enumerate(messages[:end]))
 
 
+def identical_prefix(previous: list[Message], current: list[Message]) -> int:
+    """How many leading messages the two lists share as equal objects: a binary search over
+    list comparisons, which run at C speed and stop at the first identical object."""
+    low, high = 0, min(len(previous), len(current))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if previous[:middle] == current[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+class Sizer:
+    """``count_messages`` for a history that grows: each message is counted once, a running
+    sum does the rest, so a request costs what it adds, not the length of the session."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.full = [0]  # tokens of messages[:i], thinking included
+        self.thinking = [0]  # the thinking tokens among them
+        self.starts: list[int] = []  # per message: the turn start at or before it
+
+    def _update(self, messages: list[Message]) -> None:
+        keep = identical_prefix(self.messages, messages)
+        del self.full[keep + 1:], self.thinking[keep + 1:], self.starts[keep:]
+        for i in range(keep, len(messages)):
+            message = messages[i]
+            full = message_tokens(message)
+            self.full.append(self.full[-1] + full)
+            self.thinking.append(self.thinking[-1] + full
+                                 - message_tokens(message, drop_thinking=True))
+            starts = message["role"] == "user" and any(
+                b.get("type") != "tool_result" for b in as_blocks(message["content"]))
+            self.starts.append(i if starts else (self.starts[-1] if self.starts else 0))
+        self.messages = list(messages)
+
+    def count(self, messages: list[Message], end: int | None = None) -> int:
+        """``count_messages(messages, end)``."""
+        self._update(messages)
+        end = len(messages) if end is None else end
+        start = self.starts[-1] if self.starts else 0
+        return self.full[end] - self.thinking[min(start, end)]
+
+
 def usage_total(usage: dict[str, Any]) -> int:
     """The whole input of a recorded request: uncached plus cache reads plus cache writes."""
     return sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_read_input_tokens",
@@ -61,10 +111,14 @@ def canonical(message: Message) -> str:
 
 
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:
-    """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix)."""
+    """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix).
+
+    Equal objects are skipped at C speed (``identical_prefix``); only a message that differs
+    as an object (a moved cache mark, say) is compared as text."""
     n = 0
-    for old, new in zip(previous, current, strict=False):
-        if old is not new and canonical(old) != canonical(new):
-            break
+    while True:
+        n += identical_prefix(previous[n:], current[n:])
+        if n >= min(len(previous), len(current)) or \
+                canonical(previous[n]) != canonical(current[n]):
+            return n
         n += 1
-    return n

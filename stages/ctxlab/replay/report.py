@@ -26,6 +26,7 @@ class Point:
     baseline: int  # the same request with no layer (the recorded size when known)
     overhead: int  # recorded size beyond the logged messages' count: system, tools, gap
     occupancy: float  # tokens / window
+    offered: int = 0  # the history handed to the layer, sized the same way, before it acted
 
 
 @dataclass(frozen=True)
@@ -35,8 +36,9 @@ class Event:
     turn: int
     hook: str  # "admit" or "prepare"
     layer: str
-    tokens_freed: int
+    tokens_freed: int  # as the layer reported it
     trigger: str
+    measured: int | None = None  # the drop the replay measured over the whole hook call
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class ReplayReport:
     imported: ImportReport
     messages: int
     bill: Bill
+    window_note: str = "the model's window"  # how the window is known (``session_window``)
     points: list[Point] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     violations: list[Violation] = field(default_factory=list)
@@ -98,6 +101,7 @@ class ReplayReport:
         return {
             "file": self.file, "stage": self.stage, "model": self.model,
             "model_note": self.model_note, "window": self.window,
+            "window_note": self.window_note,
             "messages": self.messages, "final_messages": self.final_messages,
             "requests": len(self.points), "violations": len(self.violations),
             "checks": self.checks, "peak_occupancy": self.peak_occupancy,

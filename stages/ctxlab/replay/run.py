@@ -2,7 +2,8 @@
 
 It imports the log, picks the model whose window and prices apply (the log's own when the
 model table knows it, else the workbook's default; ``model`` overrides), builds the stage's
-layer (``make_layer(**options)``; stage 1 has none) and replays in a fresh temporary
+layer (``make_layer(**options)``; stage 1 has none), finds the window the session ran at
+(``session_window``) and replays in a fresh temporary
 workspace, so nothing a layer offloads lands in the learner's tree.
 """
 
@@ -17,6 +18,7 @@ from ctxlab.runner import load_stage
 
 from .driver import Replay
 from .report import ReplayReport
+from .select import Boundary
 from .transcript import load_transcript
 
 
@@ -24,7 +26,7 @@ def choose_model(requested: str | None, recorded: str | None) -> tuple[str, str]
     """The model id to size and price the replay with, and a note saying why."""
     if requested is not None:
         return models.get(requested).id, "chosen with --model"
-    spec = models.lookup(recorded) if recorded else None
+    spec = models.lookup(recorded.removesuffix(models.LONG_CONTEXT)) if recorded else None
     if spec is not None:
         return spec.id, "the model recorded in the log"
     if recorded is None:
@@ -33,13 +35,38 @@ def choose_model(requested: str | None, recorded: str | None) -> tuple[str, str]
                                   "the workbook's default")
 
 
+def session_window(model: str, recorded: str | None, boundaries: list[Boundary],
+                   requested: int | None = None) -> tuple[int, str]:
+    """The window the session ran at, and how that is known: ``--window``; a ``[1m]`` model
+    id; a recorded compaction, which the client ran before the window was full, so the
+    window is the smallest one the client offers that holds its pre-compaction size; else
+    the client's default (Claude Code's 200K, the model's own window when smaller)."""
+    full = models.get(model).context_window
+    default = min(models.CLIENT_WINDOW, full)
+    if requested is not None:
+        return requested, "set with --window"
+    if recorded and recorded.endswith(models.LONG_CONTEXT):
+        return full, f"the log's model id carries {models.LONG_CONTEXT}"
+    sizes = [b.pre_tokens for b in boundaries if b.pre_tokens]
+    if sizes:
+        window = default if max(sizes) <= default else full
+        return window, (f"the session compacted at {max(sizes):,} tokens, so it ran at "
+                        f"{window:,}")
+    if default < full:
+        return default, (f"Claude Code's default; the model offers {full:,} with "
+                         f"{models.LONG_CONTEXT}")
+    return full, "the model's window"
+
+
 def replay_file(path: str | Path, stage: int, *, model: str | None = None,
                 window: int | None = None, whole_file: bool = False,
                 options: dict[str, Any] | None = None) -> ReplayReport:
     """Replay the session log at ``path`` through stage ``stage``'s context layer."""
     transcript = load_transcript(path, whole_file=whole_file)
-    model_id, note = choose_model(model, transcript.report.model)
+    recorded = transcript.report.model
+    model_id, note = choose_model(model, recorded)
+    size, why = session_window(model_id, recorded, transcript.report.boundaries, window)
     layer = load_stage(stage).make_layer(**(options or {}))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
         return Replay(transcript, layer, stage=stage, model=model_id, model_note=note,
-                      workspace=Path(folder), window=window).run()
+                      workspace=Path(folder), window=size, window_note=why).run()

@@ -42,6 +42,10 @@ class ReplaySession(Session):
         sent = self.book.trusted(messages) if self.book else messages
         return super().create(sent, kind=kind, **params)
 
+    def count(self, messages: list[dict[str, Any]]) -> int:
+        """``Session.count`` with the log's unmodified thinking blocks re-signed."""
+        return super().count(self.book.trusted(messages) if self.book else messages)
+
 
 def replay_session(model: str, workspace: Path, *, window: int | None = None,
                    book: SignatureBook | None = None,

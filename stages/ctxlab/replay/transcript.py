@@ -63,10 +63,23 @@ def _notes(report: ImportReport) -> list[str]:
                      "was put first (the API requires one)")
     if report.boundary_used is not None:
         notes.append(f"started at the compaction boundary on line {report.boundary_used.line} "
-                     f"(of {len(report.boundaries)}); pass whole_file to replay everything")
+                     f"(of {len(report.boundaries)}); --whole-file (whole_file=True) replays "
+                     "everything")
     if report.broken_lines:
         notes.append(f"{len(report.broken_lines)} line(s) were not valid JSON and were skipped")
     return notes
+
+
+def _no_requests(report: ImportReport, messages: Messages) -> str | None:
+    """Why a log yields no request to replay (no assistant message), in words; else None."""
+    if any(m["role"] == "assistant" for m in messages):
+        return None
+    used = report.boundary_used
+    if used is not None:
+        how = f"a {used.trigger} compaction" if used.trigger else "a compaction"
+        return (f"0 requests: the log ends with {how} (line {used.line}, e.g. /compact) and "
+                "nothing was asked after it; --whole-file replays what came before")
+    return "0 requests: the log holds no response of the model, only user messages"
 
 
 def _usage_known(recorded: Recorded) -> bool:
@@ -115,4 +128,7 @@ def load_transcript(path: str | Path, *, whole_file: bool = False) -> Transcript
         usage_records=sum(_usage_known(r) for r in builder.recorded.values()),
         model=models.most_common(1)[0][0] if models else None)
     report.notes = _notes(report)
+    empty = _no_requests(report, messages)
+    if empty is not None:
+        report.notes.insert(0, empty)
     return Transcript(path, messages, builder.recorded, report)

@@ -17,6 +17,7 @@ from ..sim import Simulator, make_client
 from ..tools import definitions
 
 MODEL = "claude-haiku-4-5"
+MESSAGES = "/v1/messages"  # a model call; counting (``/v1/messages/count_tokens``) is not
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ def _blocking_drill(tmp_root: Any) -> dict[str, Any]:
     events = [e for e in session.events if e["layer"] == "blocking"]
     return {"layer": "blocking", "scenario": "drill", "why": "past the blocking mark",
             "triggers": len(events), "freed_tokens": sum(e["tokens_freed"] for e in events),
-            "model_calls": len(sim.calls)}
+            "model_calls": sum(c.path == MESSAGES for c in sim.calls)}
 
 
 def accept(tmp_root: Any, *, seed: int = 0) -> dict[str, Any]:

@@ -1,0 +1,131 @@
+"""Stage 5 sizes a request by what it measures (guide §9.5; issue 16).
+
+The ratio is learned on the messages alone, the rest of the request (system prompt, tools,
+what a client adds that the layer never sees) is measured from the usage and never scaled: a
+big unseen part cannot make the layer act early, and what a layer reports freed is what the
+API's count of the request lost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from anthropic.types import Usage
+from s5_pipeline import Pipeline
+from s5_pipeline.calibration import Calibration
+
+from ctxlab.session import Session
+from ctxlab.sim import Simulator, make_client
+from ctxlab.tools import definitions
+
+pytestmark = pytest.mark.exercise("5.5")
+UNSEEN = 60_000  # tokens the usage reports beyond the messages: a long system prompt, say
+
+
+def _output(n: int, size: int) -> str:
+    return "".join(f"{n}.{i}: value={i * 7} ok\n" for i in range(size // 9))
+
+
+def _history(rounds: int, size: int) -> list[dict[str, Any]]:
+    history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
+    for n in range(rounds):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
+             "input": {"command": f"make {n}"}}]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": _output(n, size)}]})
+    return history
+
+
+def _session(tmp_path, sim: Simulator, system: str = "Be careful.") -> Session:
+    return Session(make_client(sim), "claude-haiku-4-5", [{"type": "text", "text": system}],
+                   definitions(), tmp_path, now=lambda: sim.clock.now)
+
+
+def _turns(layer: Pipeline, session: Session, history: list[dict[str, Any]],
+           unseen: int) -> None:
+    """Prepare turn after turn from the task alone, each usage reporting the messages' count
+    plus ``unseen`` (at first nearly all of the request, as in a replayed log)."""
+    for end in range(1, len(history) + 1, 2):
+        kept = layer.prepare(history[:end], session)
+        session.last_usage = Usage(input_tokens=session.count(kept) + unseen, output_tokens=1)
+
+
+def test_an_unseen_part_of_the_request_does_not_make_the_layer_act(tmp_path) -> None:
+    session = _session(tmp_path, Simulator())
+    layer = Pipeline(summarize=lambda messages, s: messages)
+    history = _history(8, 8_000)  # about 65K of messages: with the unseen part, 125K of 200K
+    _turns(layer, session, history, UNSEEN)
+    assert session.events == []  # a ratio over the whole request would see 1.9 times more
+    assert layer.calibration.ratio == 1.0  # never counted: nothing was near a trigger
+    size = layer._measure(history, session)
+    assert abs(size - (session.count(history) + UNSEEN)) < 0.05 * size
+
+
+def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
+    session = _session(tmp_path, Simulator())
+    layer = Pipeline(summarize=lambda messages, s: messages)
+    history = _history(14, 8_000)
+    checked, kept = 0, history[:1]
+    for end in range(3, len(history) + 1, 2):
+        given = kept + history[end - 2:end]  # as the loop does: what was sent, and the new
+        fired = len(session.events)
+        kept = layer.prepare(given, session)
+        freed = sum(e["tokens_freed"] for e in session.events[fired:])
+        if freed:
+            drop = session.count(given) - session.count(kept)
+            assert freed == pytest.approx(drop, rel=0.05)
+            checked += 1
+        session.last_usage = Usage(input_tokens=session.count(kept) + UNSEEN, output_tokens=1)
+    assert checked, "the history passes the trigger"
+
+
+def test_a_bigger_system_prompt_does_not_scale_the_messages(tmp_path) -> None:
+    small, big = _session(tmp_path / "a", Simulator()), _session(
+        tmp_path / "b", Simulator(), system="Be careful. " + _output(0, 40_000))
+    freed, ratios = [], []
+    for session in (small, big):
+        layer = Pipeline(summarize=lambda messages, s: messages)
+        history, kept = _history(24, 8_000), []
+        for end in range(3, len(history) + 1, 2):
+            kept = layer.prepare((kept or history[:1]) + history[end - 2:end], session)
+            session.last_usage = Usage(input_tokens=session.count(kept) + 500, output_tokens=1)
+        freed.append([(e["layer"], e["tokens_freed"]) for e in session.events])
+        ratios.append(layer.calibration.ratio)
+    assert freed[0] and freed[0] == freed[1]
+    assert ratios[0] == ratios[1]  # learned on the messages only: the prompt is not in it
+
+
+def test_the_calibration_keeps_the_unseen_part_apart() -> None:
+    calibration = Calibration()
+    assert calibration.size(10_000, fixed=700) == 10_700  # no usage yet: what it sees
+    calibration.sent = (None, 10_000)
+    calibration.learn(Usage(input_tokens=30_000, output_tokens=1))
+    assert calibration.unseen(fixed=700) == 20_000
+    calibration.counted(11_000, 10_000)  # the API counts 10 % more than the estimate
+    assert calibration.ratio == pytest.approx(1.1)
+    assert calibration.size(20_000, fixed=700) == 22_000 + 30_000 - 11_000
+
+
+def test_a_count_that_fails_leaves_the_estimate(tmp_path) -> None:
+    """``count_tokens`` rate-limited: the layer acts on its estimate, at once (no SDK retry
+    waits), and still reports what it did."""
+    sim = Simulator()
+    sim.faults.add("rate_limit", 1_000, when=lambda req: req.max_tokens is None)  # counts only
+    session = _session(tmp_path, sim)
+    layer = Pipeline(summarize=lambda messages, s: messages)
+    _turns_estimated(layer, session, _history(24, 8_000))
+    assert session.events and all(e["tokens_freed"] > 0 for e in session.events)
+    assert layer.calibration.ratio == 1.0  # nothing was counted
+    assert {c.status for c in sim.calls} == {429}  # one try per count, nothing else sent
+
+
+def _turns_estimated(layer: Pipeline, session: Session, history: list[dict[str, Any]]) -> None:
+    """Turns whose usage is the estimate plus 500 (the count is unavailable)."""
+    from s5_pipeline import estimate_tokens
+
+    kept: list[dict[str, Any]] = []
+    for end in range(3, len(history) + 1, 2):
+        kept = layer.prepare((kept or history[:1]) + history[end - 2:end], session)
+        session.last_usage = Usage(input_tokens=estimate_tokens(kept) + 500, output_tokens=1)
