@@ -51,6 +51,14 @@ class ModelView:
     def tools_allowed(self) -> bool:
         return bool(self.tools) and self.tool_choice.get("type") != "none"
 
+    def offers(self, name: str) -> bool:
+        """Whether the model may call the tool ``name`` here: offered, and ``tool_choice`` allows
+        tools (``tool`` allows only the one it names)."""
+        choice = self.tool_choice
+        if not self.tools_allowed or (choice.get("type") == "tool" and choice.get("name") != name):
+            return False
+        return any(tool.get("name") == name for tool in self.tools)
+
 
 def _unmarked(value: Any) -> Any:
     """A copy of ``value`` with every ``cache_control`` key left out."""
