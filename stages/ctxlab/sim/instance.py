@@ -23,6 +23,7 @@ _FORMATS = {
     "hostname": "example.com", "duration": "PT1S",
 }
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+|\n+")
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?![\w.]*\w)")
 
 
 def sentences(texts: list[str]) -> list[str]:
@@ -32,15 +33,17 @@ def sentences(texts: list[str]) -> list[str]:
 
 
 def instance(schema: Any, texts: list[str]) -> Any:
-    """A value valid against ``schema`` whose strings come from ``texts``."""
+    """A value valid against ``schema`` whose strings and numbers come from ``texts``."""
     pool = cycle(sentences(texts) or ["ok"])
-    return _Filler(schema if isinstance(schema, dict) else {}, pool).value(schema, 0)
+    numbers = [float(n) for t in texts for n in _NUMBER.findall(t)]
+    return _Filler(schema if isinstance(schema, dict) else {}, pool, numbers).value(schema, 0)
 
 
 class _Filler:
-    def __init__(self, root: dict[str, Any], pool: Iterator[str]) -> None:
+    def __init__(self, root: dict[str, Any], pool: Iterator[str], numbers: list[float]) -> None:
         self.root = root
         self.pool = pool
+        self.numbers = numbers  # numbers the texts mention, used in order where they fit
 
     def _resolve(self, schema: dict[str, Any]) -> dict[str, Any]:
         ref = schema.get("$ref")
@@ -90,7 +93,7 @@ class _Filler:
         if kind == "array":
             return self._array(schema, depth)
         if kind in ("integer", "number"):
-            return _number(schema, kind)
+            return self._number(schema, kind)
         if kind == "boolean":
             return True
         if kind == "null":
@@ -130,6 +133,13 @@ class _Filler:
             text = text + "." * (low - len(text))
         return text
 
+    def _number(self, schema: dict[str, Any], kind: str) -> int | float:
+        while self.numbers:
+            candidate = self.numbers.pop(0)
+            if (kind == "number" or candidate.is_integer()) and _fits(schema, candidate):
+                return int(candidate) if kind == "integer" else candidate
+        return _smallest(schema, kind)
+
 
 def _kind(schema: dict[str, Any]) -> str:
     kind = schema.get("type")
@@ -144,7 +154,18 @@ def _kind(schema: dict[str, Any]) -> str:
     return "string"
 
 
-def _number(schema: dict[str, Any], kind: str) -> int | float:
+def _fits(schema: dict[str, Any], value: float) -> bool:
+    checks = (("minimum", lambda b: value >= b), ("maximum", lambda b: value <= b),
+              ("exclusiveMinimum", lambda b: value > b), ("exclusiveMaximum", lambda b: value < b),
+              ("multipleOf", lambda b: b > 0 and (value / b).is_integer()))
+    return all(not _numeric(schema.get(k)) or ok(schema[k]) for k, ok in checks)
+
+
+def _numeric(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _smallest(schema: dict[str, Any], kind: str) -> int | float:
     low = schema.get("minimum", schema.get("exclusiveMinimum"))
     high = schema.get("maximum", schema.get("exclusiveMaximum"))
     value: float = 0
