@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test reliability lab lint clean
+.PHONY: demo test reliability clients lab lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -25,6 +25,12 @@ test: $(STAMP)
 reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
 	CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
 
+CLIENTS := .venv-clients
+clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctxlab command")
+	@test -x $(CLIENTS)/bin/python || $(PYTHON) -m venv $(CLIENTS)
+	$(CLIENTS)/bin/python -m pip install --quiet -r tests/clients/requirements.txt
+	$(CLIENTS)/bin/python tests/clients/check_clients.py $(BIN)/ctxlab
+
 lab: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,lab]'
 	$(BIN)/jupyter lab notebooks/
@@ -33,4 +39,4 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 clean:
-	rm -rf $(VENV) build *.egg-info stages/*.egg-info
+	rm -rf $(VENV) $(CLIENTS) build *.egg-info stages/*.egg-info
