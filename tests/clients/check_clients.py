@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")  # no price-map download
+os.environ.setdefault("LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS", "True")  # nor a header table
+os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")  # nor anything else it would fetch
 os.environ.setdefault("LITELLM_TELEMETRY", "False")
 
 import contextlib  # noqa: E402
@@ -177,13 +179,13 @@ def pydantic_ai_checks(url: str) -> dict[str, Callable[[], str]]:
 
     def streaming() -> str:
         agent = Agent(model)
-        whole = agent.run_sync("hello").usage()
+        whole = _usage(agent.run_sync("hello"))
 
         async def streamed() -> Any:
             async with agent.run_stream("hello") as run:
                 async for _ in run.stream_text():
                     pass
-                return run.usage()
+                return _usage(run)
 
         import asyncio
         usage = asyncio.run(streamed())
@@ -192,6 +194,12 @@ def pydantic_ai_checks(url: str) -> dict[str, Callable[[], str]]:
         return f"input {usage.input_tokens}, output {usage.output_tokens} (as unstreamed)"
 
     return {"tool calling": tools, "structured output": structured, "streaming usage": streaming}
+
+
+def _usage(result: Any) -> Any:
+    """A pydantic-ai run's usage (a method in older releases, a property in newer ones)."""
+    usage = result.usage
+    return usage if hasattr(usage, "input_tokens") else usage()
 
 
 CLIENTS = {"langchain-anthropic": langchain_checks, "litellm": litellm_checks,

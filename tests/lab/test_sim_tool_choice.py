@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anthropic
 import pytest
 from simcheck import user
 
@@ -80,6 +81,16 @@ def test_output_format_gives_json_matching_the_schema(client):
     assert set(value) == {"title", "score", "tags", "mood"}
     assert isinstance(value["title"], str) and isinstance(value["score"], int)
     assert value["tags"] and value["mood"] in ("good", "bad")
+
+
+def test_the_structured_outputs_beta_output_format_is_honoured_only_under_its_beta(client):
+    fmt = {"type": "json_schema", "schema": ANSWER}
+    message = client.beta.messages.create(model=HAIKU, max_tokens=500, messages=[user("hi")],
+                                          betas=["structured-outputs-2025-11-13"],
+                                          extra_body={"output_format": fmt})
+    assert set(json.loads(message.content[-1].text)) == set(ANSWER["properties"])
+    with pytest.raises(anthropic.BadRequestError, match="output_format: Extra inputs"):
+        create(client, extra_body={"output_format": fmt})
 
 
 def test_a_stop_sequence_ends_the_text_before_it(client):

@@ -88,9 +88,11 @@ def _tool_choice(view: ModelView, reply: Reply) -> Reply:
 
 
 def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
-    """The JSON schema of ``output_config.format``, or None when the answer is free text."""
+    """The JSON schema of ``output_config.format`` (or the beta's ``output_format``), or None
+    when the answer is free text."""
     config = body.get("output_config")
     fmt = config.get("format") if isinstance(config, dict) else None
+    fmt = fmt if fmt is not None else body.get("output_format")
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
         schema = fmt.get("schema")
         return schema if isinstance(schema, dict) else {}

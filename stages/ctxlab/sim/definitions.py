@@ -69,12 +69,10 @@ def check_choice(choice: dict[str, Any], tools: list[dict[str, Any]]) -> None:
                                                 expected="a valid boolean"))
 
 
-def check_output_format(config: dict[str, Any]) -> None:
-    """``output_config.format``: ``{"type": "json_schema", "schema": {...object schema...}}``."""
-    fmt = config.get("format")
+def check_output_format(fmt: Any, path: str) -> None:
+    """A structured-output format at ``path``: ``{"type": "json_schema", "schema": {...}}``."""
     if fmt is None:
         return
-    path = "output_config.format"
     if not isinstance(fmt, dict):
         raise invalid(wording.WRONG_TYPE.format(path=path, expected="a valid dictionary"))
     if fmt.get("type") != "json_schema":

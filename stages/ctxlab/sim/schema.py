@@ -34,9 +34,10 @@ TOP_LEVEL = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "context_management", "metadata", "temperature", "top_p", "top_k",
     "stop_sequences", "service_tier", "output_config", "speed", "inference_geo", "diagnostics",
-    "thread",
+    "thread", "output_format",
 }
 CONTEXT_BETAS = ("context-management-2025-06-27", "compact-2026-01-12")
+STRUCTURED_BETA = "structured-outputs-"
 _TYPE_NAMES = {str: "a valid string", int: "a valid integer", dict: "a valid dictionary",
                list: "a valid list", bool: "a valid boolean"}
 
@@ -230,8 +231,12 @@ def parse(body: Any, headers: dict[str, str], *, count_only: bool = False) -> Re
         _expect(output_config, dict, "output_config")
         if output_config.get("effort") is not None:
             _expect(output_config["effort"], str, "output_config.effort")
-        definitions.check_output_format(output_config)
+        definitions.check_output_format(output_config.get("format"), "output_config.format")
     betas = frozenset(b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip())
+    if "output_format" in body:  # the structured-outputs beta's form of output_config.format
+        if not any(b.startswith(STRUCTURED_BETA) for b in betas):
+            raise invalid(wording.EXTRA_INPUT.format(field="output_format"))
+        definitions.check_output_format(body["output_format"], "output_format")
     options.shape(body, betas)
     management = body.get("context_management")
     if management is not None:
