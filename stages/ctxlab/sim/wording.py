@@ -2,7 +2,9 @@
 
 Evidence per text, from the notes: DOC = official docs, 3P-LIVE = quoted verbatim from live
 responses by several public repositories, UNVERIFIED = no reliable source; for those the
-documented candidate is used and marked here, so a better source changes one line.
+documented candidate is used and marked here, so a better source changes one line. OURS = no
+source at all: the status and error type are the API's, the text is the simulator's own (the
+README says so).
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ COMPACT_UNSUPPORTED = "context_management.edits.{i}: compaction is not supported
 # (anthropics/claude-code#86664), non-object schema (several CLI --json-schema reports).
 TOOL_NAME_PATTERN = "{path}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
 TOOL_NAME_LONG = "{path}.name: String should have at most {limit} characters"
-TOOL_NAME_SHORT = "{path}.name: String should have at least 1 character"  # pydantic form
+TOOL_NAME_SHORT = "{path}.name: String should have at least 1 character"  # UNVERIFIED
 TOOL_NAMES_UNIQUE = "tools: Tool names must be unique."
 SCHEMA_NOT_OBJECT = "{path}.type: Input should be 'object'"
 SCHEMA_INVALID = ("{path}: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
@@ -84,8 +86,6 @@ IMAGE_MEDIA_TYPE = ("{path}.media_type: Input should be 'image/jpeg', 'image/png
 IMAGE_BASE64 = "{path}.data: invalid base64 data"
 IMAGE_DIMENSIONS = ("{path}.data: At least one of the image dimensions exceed max allowed size: "
                     "{limit} pixels")
-IMAGE_UNREADABLE = "Could not process image"
-IMAGE_MISMATCH = "Image does not match the provided media type {media_type}"
 # Thinking and sampling — 3P-LIVE (budget, max_tokens, temperature with thinking: client
 # notes quoting live 400s; temperature range and temperature with top_p: live reports on 4.5+)
 BUDGET_MIN = "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
