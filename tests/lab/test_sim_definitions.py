@@ -1,8 +1,9 @@
 """Definitions, images, sampling and body guards: the API's 400s, one test per rule.
 
 Tool definitions and ``tool_choice`` (API notes §3.6), base64 image limits, thinking budget
-and sampling ranges, a ``role: "system"`` message, the ``anthropic-version`` header, and bodies
-no later step could handle (lone surrogates, deep nesting). Each runs in-process and over HTTP.
+and sampling ranges, the ``anthropic-version`` header, and bodies no later step could handle
+(lone surrogates, deep nesting). Each runs in-process and over HTTP. (A ``role: "system"``
+message is a case of test_sim_bad_input.)
 """
 
 from __future__ import annotations
@@ -182,14 +183,6 @@ def test_temperature_with_top_p_is_rejected_on_4_5_and_accepted_before(client):
 
 
 # Messages, headers and bodies
-
-def test_a_system_role_message_gets_the_apis_text(client):
-    with api_error(anthropic.BadRequestError, 400, 'messages: Unexpected role "system". The '
-                   'Messages API accepts a top-level `system` parameter, not "system" as an '
-                   'input message role.'):
-        client.messages.create(**body(messages=[{"role": "system", "content": "be brief"},
-                                                user("hi")]))
-
 
 def test_a_missing_anthropic_version_header_is_rejected(post_raw):
     answer = post_raw(json.dumps(body()).encode(), headers={"x-api-key": "k"})

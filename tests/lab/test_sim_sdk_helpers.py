@@ -162,3 +162,11 @@ def test_fault_spec_rates_are_seeded():
 def test_fault_spec_mistakes_are_named(spec, problem):
     with pytest.raises(ValueError, match=problem):
         parse_spec(spec)
+
+
+def test_serve_names_a_bad_fault_spec_in_one_line(capsys):
+    from ctxlab.cli import main
+
+    assert main(["serve", "--port", "0", "--faults", "rate_limit*two"]) == 2
+    err = capsys.readouterr().err
+    assert "--faults" in err and "whole number" in err and "Traceback" not in err
