@@ -54,9 +54,11 @@ def _last_user_text(view: ModelView) -> str:
     return "ok"
 
 
-def honour(view: ModelView, reply: Reply) -> Reply:
-    """``reply`` as the request's ``tool_choice`` and output format allow it."""
-    reply = _tool_choice(view, reply)
+def honour(view: ModelView, reply: Reply, *, tool_choice: bool = True) -> Reply:
+    """``reply`` as the request's ``tool_choice`` (unless told not to) and output format allow
+    it."""
+    if tool_choice:
+        reply = _tool_choice(view, reply)
     return _output_format(view, reply)
 
 

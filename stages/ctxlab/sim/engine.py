@@ -69,6 +69,9 @@ class Simulator:
     auto_advance: bool = True
     store: cache.CacheStore = field(default_factory=cache.CacheStore)
     calls: list[Call] = field(default_factory=list)
+    # True models an Anthropic-compatible endpoint whose model ignores tool_choice (a fault for
+    # the reliability lessons, §9.6); the real API always honours it.
+    ignore_tool_choice: bool = False
 
     def handle(self, method: str, path: str, headers: dict[str, str], body: bytes) -> SimResponse:
         """Answer one HTTP request; a client's mistake is a 4xx, never an exception."""
@@ -170,7 +173,8 @@ class Simulator:
             reply = Reply([], "compaction" if paused else None)
         else:
             view = _view(req)
-            reply = choice.honour(view, self.responder.respond(view))
+            reply = choice.honour(view, self.responder.respond(view),
+                                  tool_choice=not self.ignore_tool_choice)
         reply, stopped_at = output.stop_at(reply, options.stop_sequences(req.body))
         blocks = output.finish(reply, digest, msg_id)
         room = req.spec.context_window - rendered.total
