@@ -69,6 +69,13 @@ def test_a_non_object_input_schema_is_rejected(client):
         client.messages.create(**body(tools=tools))
 
 
+def test_an_input_schema_combining_schemas_at_its_top_level_is_rejected(client):
+    schema = {"type": "object", "anyOf": [{"required": ["path"]}, {"required": ["url"]}]}
+    with api_error(anthropic.BadRequestError, 400, "tools.0.custom.input_schema: input_schema "
+                   "does not support oneOf, allOf, or anyOf at the top level"):
+        client.messages.create(**body(tools=[{"name": "fetch", "input_schema": schema}]))
+
+
 @pytest.mark.parametrize("broken", [
     {"type": "object", "properties": {"path": {"type": "text"}}},  # no such type
     {"type": "object", "properties": ["path"]},  # properties must be a map

@@ -2,9 +2,10 @@
 
 The API rejects a request whose definitions it cannot use before it looks at the messages:
 a custom tool name outside ``^[a-zA-Z0-9_-]{1,128}$``, two tools with one name, an
-``input_schema`` that is not an object schema or not valid JSON Schema (draft 2020-12), a
-forced ``tool_choice`` naming a tool that is not there. The schema check here is structural
-(the keywords' own types), which is what a client's mistake usually breaks.
+``input_schema`` that is not an object schema, combines schemas at its top level or is not
+valid JSON Schema (draft 2020-12), a forced ``tool_choice`` naming a tool that is not there.
+The schema check here is structural (the keywords' own types), which is what a client's
+mistake usually breaks.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ def check_tools(tools: list[dict[str, Any]]) -> None:
             raise invalid(wording.FIELD_REQUIRED.format(path=f"{path}.input_schema.type"))
         if schema["type"] != "object":
             raise invalid(wording.SCHEMA_NOT_OBJECT.format(path=f"{path}.input_schema"))
+        if any(key in schema for key in ("oneOf", "allOf", "anyOf")):
+            raise invalid(wording.SCHEMA_TOP_LEVEL_COMBINATOR.format(path=f"{path}.input_schema"))
         if not valid_schema(schema):
             raise invalid(wording.SCHEMA_INVALID.format(path=f"{path}.input_schema"))
     names = [t["name"] for t in tools]

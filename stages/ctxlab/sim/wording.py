@@ -70,6 +70,9 @@ TOOL_NAME_LONG = "{path}.name: String should have at most {limit} characters"
 TOOL_NAME_SHORT = "{path}.name: String should have at least 1 character"  # UNVERIFIED
 TOOL_NAMES_UNIQUE = "tools: Tool names must be unique."
 SCHEMA_NOT_OBJECT = "{path}.type: Input should be 'object'"
+# 3P-LIVE, one report (Hmbown/Codewhale#4329, quoting the API)
+SCHEMA_TOP_LEVEL_COMBINATOR = ("{path}: input_schema does not support oneOf, allOf, or anyOf "
+                               "at the top level")
 SCHEMA_INVALID = ("{path}: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
                   "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
                   "https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview.")
