@@ -18,7 +18,7 @@ from simcheck import user
 
 from ctxlab.brain import Brain
 from ctxlab.scenarios import Scenario, load, opening
-from ctxlab.sim import Simulator
+from ctxlab.sim import Reply, Simulator
 from ctxlab.tools.definitions import definitions
 
 HAIKU = "claude-haiku-4-5"
@@ -103,6 +103,25 @@ def test_a_stop_sequence_ends_the_text_before_it(client):
         final = stream.get_final_message()
     assert (final.stop_reason, final.stop_sequence) == ("stop_sequence", "user text")
     assert final.usage.output_tokens == message.usage.output_tokens
+
+
+class Twice:
+    """A responder that calls ``get_time`` twice in one turn, with the same input."""
+
+    def respond(self, view: Any) -> Reply:
+        call = {"type": "tool_use", "name": "get_time", "input": {}}
+        return Reply([{"type": "text", "text": "Checking twice."}, dict(call), dict(call)])
+
+    def summarize(self, view: Any, instructions: str | None) -> str:
+        return "nothing"
+
+
+def test_disable_parallel_tool_use_leaves_one_call_even_of_identical_ones(sim, client):
+    sim.responder = Twice()
+    assert len(create(client, tools=[CLOCK]).content) == 3
+    single = create(client, tools=[CLOCK], tool_choice={"type": "auto",
+                                                        "disable_parallel_tool_use": True})
+    assert kinds(single) == [("text", None), ("tool_use", "get_time")]
 
 
 # A scenario agent

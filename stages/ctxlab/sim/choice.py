@@ -77,10 +77,11 @@ def _tool_choice(view: ModelView, reply: Reply) -> Reply:
             calls = [_forced_call(view, tools, _texts(reply.content))]
         thoughts = [b for b in others if b.get("type") in ("thinking", "redacted_thinking")]
         return Reply(thoughts + calls, None)
-    dropped = [b for b in reply.content if b.get("type") == "tool_use" and b not in calls]
+    kept = {id(b) for b in calls}
+    dropped = [b for b in reply.content if b.get("type") == "tool_use" and id(b) not in kept]
     if not dropped:
         return reply
-    content = [b for b in reply.content if b not in dropped]
+    content = [b for b in reply.content if b.get("type") != "tool_use" or id(b) in kept]
     stop = None if reply.stop_reason == "tool_use" else reply.stop_reason
     if not any(b.get("type") in ("text", "tool_use") for b in content):
         names = ", ".join(sorted({b.get("name", "?") for b in dropped}))
