@@ -179,6 +179,12 @@ def test_agent_forced_tool_calls_only_the_named_tool(agent, client, burst):
     assert isinstance(message.content[0].input["query"], str)
 
 
+def test_agent_calls_tools_under_structured_output_with_no_free_text(agent, client, burst):
+    fmt = {"type": "json_schema", "schema": {"type": "object", "properties": {}}}
+    message = create(client, *burst[1], tools=definitions(), output_config={"format": fmt})
+    assert [k for k, _ in kinds(message)] == ["tool_use"] * 10
+
+
 def test_agent_answers_a_structured_request_from_what_it_sees(agent, client, burst):
     schema = {"type": "object", "properties": {"status": {"type": "string"}},
               "required": ["status"], "additionalProperties": False}

@@ -10,7 +10,8 @@ agent alike, so no responder can break them:
   (offered) tool, a call is made with an input built from the tool's ``input_schema``;
 - ``disable_parallel_tool_use`` leaves at most one call (exactly one when forced);
 - ``output_config.format`` (``json_schema``) turns the text answer into one JSON text that
-  matches the schema, its strings taken from what the responder said.
+  matches the schema, its strings taken from what the responder said; beside tool calls it
+  leaves no free text (every text block of such an answer must parse as the schema).
 """
 
 from __future__ import annotations
@@ -104,8 +105,10 @@ def output_schema(body: dict[str, Any]) -> dict[str, Any] | None:
 
 def _output_format(view: ModelView, reply: Reply) -> Reply:
     schema = output_schema(view.body)
-    if schema is None or any(b.get("type") == "tool_use" for b in reply.content):
+    if schema is None:
         return reply
+    if any(b.get("type") == "tool_use" for b in reply.content):  # no free text beside the calls
+        return Reply([b for b in reply.content if b.get("type") != "text"], reply.stop_reason)
     said = _texts(reply.content) or [_last_user_text(view)]
     answer = json.dumps(instance(schema, said), ensure_ascii=False)
     kept = [b for b in reply.content if b.get("type") not in ("text",)]
