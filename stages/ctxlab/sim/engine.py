@@ -21,6 +21,7 @@ from . import (
     compaction,
     editing,
     guard,
+    images,
     options,
     output,
     render,
@@ -134,6 +135,7 @@ class Simulator:
         """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits)."""
         validate.check_messages(req)
         validate.check_options(req)
+        images.check_payloads(req)
         compaction.drop_before_last(req)
         rendered = render.render(req)
         cache.breakpoints(req, rendered)

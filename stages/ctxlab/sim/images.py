@@ -11,10 +11,13 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import wording
 from .errors import invalid
+
+if TYPE_CHECKING:  # schema imports this module for the media-type rule
+    from .schema import Request
 
 MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 MAX_BYTES = 5 * 1024 * 1024
@@ -74,13 +77,35 @@ def decoded_size(source: dict[str, Any]) -> tuple[int, int] | None:
         return None
 
 
-def check(source: dict[str, Any], path: str) -> None:
-    """Raise the API's error for a base64 image ``source`` at ``path`` (``….image.source``)."""
+def check_media_type(source: dict[str, Any], path: str) -> None:
+    """A shape rule: a ``base64`` source's media type (``path`` ends in ``….image.source``)."""
+    if source.get("type") == "base64" and source["media_type"] not in MEDIA_TYPES:
+        raise invalid(wording.IMAGE_MEDIA_TYPE.format(path=f"{path}.base64"))
+
+
+def check_payloads(req: Request) -> None:
+    """The payload rules of every base64 image in ``req``: size, base64, pixels.
+
+    They run with the request's other rules, not with the shape checks, so a history checker
+    that only wants the message rules (``replay.check``) is not stopped by an image a public
+    log's redaction damaged.
+    """
+    for i, message in enumerate(req.messages):
+        for j, block in enumerate(message["content"]):
+            ci, cj = req.origin[i][j] if req.origin[i] else (i, j)
+            path = f"messages.{ci}.content.{cj}"
+            if block.get("type") == "image":
+                _check_payload(block["source"], f"{path}.image.source.base64")
+            elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
+                for k, sub in enumerate(block["content"]):
+                    if sub.get("type") == "image":
+                        _check_payload(sub["source"], f"{path}.tool_result.content.{k}"
+                                                      ".image.source.base64")
+
+
+def _check_payload(source: dict[str, Any], where: str) -> None:
     if source.get("type") != "base64":
         return
-    where = f"{path}.base64"
-    if source["media_type"] not in MEDIA_TYPES:
-        raise invalid(wording.IMAGE_MEDIA_TYPE.format(path=where))
     data = source["data"]
     if len(data) > MAX_BYTES:
         raise invalid(wording.IMAGE_TOO_BIG.format(path=where, size=len(data), limit=MAX_BYTES))

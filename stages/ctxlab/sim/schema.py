@@ -108,7 +108,7 @@ def _check_source(block: dict[str, Any], path: str) -> None:
         _require(source, name, str, f"{path}.source")
     if block["type"] == "image":  # the API's paths name the tags: ….tool_result.content.0.image
         tagged = re.sub(r"(content\.\d+)\.content\.", r"\1.tool_result.content.", path)
-        images.check(source, f"{tagged}.image.source")
+        images.check_media_type(source, f"{tagged}.image.source")
 
 
 def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
