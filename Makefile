@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test reliability variants lab lint clean
+.PHONY: demo test reliability variants clients lab lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -29,6 +29,12 @@ reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/re
 variants: $(STAMP)  # notebook 01 on another correct stage-1 loop (one that copies its list)
 	@CTXLAB_NOTEBOOK_VARIANTS=1 $(BIN)/python -m pytest tests/notebooks/test_notebook_variants.py -q
 
+CLIENTS := .venv-clients
+clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctxlab command")
+	@test -x $(CLIENTS)/bin/python || $(PYTHON) -m venv $(CLIENTS)
+	@$(CLIENTS)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/clients/requirements.txt
+	@$(CLIENTS)/bin/python tests/clients/check_clients.py $(BIN)/ctxlab
+
 lab: $(STAMP)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lab]'
 	@$(BIN)/jupyter lab notebooks/
@@ -37,4 +43,4 @@ lint: $(STAMP)
 	@$(BIN)/ruff check --quiet .
 
 clean:
-	rm -rf $(VENV) build *.egg-info stages/*.egg-info
+	rm -rf $(VENV) $(CLIENTS) build *.egg-info stages/*.egg-info

@@ -94,7 +94,8 @@ def post_raw(transport: str, sim: Simulator,
     def post(body: bytes, *, path: str = "/v1/messages",
              headers: dict[str, str] | None = None) -> httpx2.Response:
         if headers is None:
-            headers = {"x-api-key": "k", "content-type": "application/json"}
+            headers = {"x-api-key": "k", "anthropic-version": "2023-06-01",
+                       "content-type": "application/json"}
         if transport == "inproc":
             answer = sim.handle("POST", path, headers, body)
             return httpx2.Response(answer.status, headers=answer.headers, content=answer.body)

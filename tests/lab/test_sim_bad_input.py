@@ -70,9 +70,12 @@ CASES: dict[str, tuple[bytes, int, str]] = {
     "missing role": (with_("messages.0.role", DELETE), 400, "messages.0.role: Field required"),
     "content number": (with_("messages.0.content", 5), 400,
                        "messages.0.content: Input should be a valid string"),
-    "unknown role": (with_("messages.0.role", "system"), 400,
-                     "messages.0.role: Input tag 'system' found using 'type' does not match any "
+    "unknown role": (with_("messages.0.role", "tool"), 400,
+                     "messages.0.role: Input tag 'tool' found using 'type' does not match any "
                      "of the expected tags: 'user', 'assistant'"),
+    "system role": (with_("messages.0.role", "system"), 400,
+                    'messages: Unexpected role "system". The Messages API accepts a top-level '
+                    '`system` parameter, not "system" as an input message role.'),
     "unknown block type": (with_("messages.0.content", [{"type": "video", "url": "x"}]), 400,
                            "messages.0.content.0: Input tag 'video' found using 'type' does not "
                            f"match any of the expected tags: {BLOCK_TAGS}"),
@@ -140,7 +143,8 @@ CASES: dict[str, tuple[bytes, int, str]] = {
                            "valid list"),
     "unknown model": (with_("model", "claude-imaginary-9"), 404, "model: claude-imaginary-9"),
 }
-BETA_HEADERS = {"x-api-key": "k", "content-type": "application/json",
+BETA_HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01",
+                "content-type": "application/json",
                 "anthropic-beta": "context-management-2025-06-27"}
 
 
@@ -245,7 +249,7 @@ RICH: dict[str, Any] = {
         {"type": "compact_20260112", "trigger": {"type": "input_tokens", "value": 50_000},
          "pause_after_compaction": False, "instructions": "Summarize."}]},
 }
-RICH_HEADERS = {"x-api-key": "k",
+RICH_HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01",
                 "anthropic-beta": "context-management-2025-06-27,compact-2026-01-12"}
 
 

@@ -172,7 +172,8 @@ def test_r28_applied_edits_arrive_in_the_streamed_message_delta(client, post_raw
     assert applied(final) == applied(plain) != []
     raw = {k: v for k, v in request.items() if k != "betas"}
     answer = post_raw(json.dumps({**raw, "stream": True}).encode(),
-                      headers={"x-api-key": "k", "anthropic-beta": EDITING_BETA})
+                      headers={"x-api-key": "k", "anthropic-version": "2023-06-01",
+                               "anthropic-beta": EDITING_BETA})
     delta = [data for name, data in sse_events(answer.content) if name == "message_delta"]
     assert delta[0]["context_management"]["applied_edits"] == applied(plain)
 
@@ -369,7 +370,8 @@ def test_r36_streamed_compaction_block(sim, client, post_raw):
     assert final.usage.model_dump() == plain.usage.model_dump()
     raw = {k: v for k, v in request.items() if k != "betas"}
     answer = post_raw(json.dumps({**raw, "stream": True}).encode(),
-                      headers={"x-api-key": "k", "anthropic-beta": COMPACT_BETA})
+                      headers={"x-api-key": "k", "anthropic-version": "2023-06-01",
+                               "anthropic-beta": COMPACT_BETA})
     events = sse_events(answer.content)
     block = [data for _, data in events if data.get("index") == 0]
     assert [d["type"] for d in block] == ["content_block_start", "content_block_delta",

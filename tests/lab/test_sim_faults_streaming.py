@@ -37,6 +37,9 @@ RATE_LIMITED = (
     "maximum tokens requested, or try again later.")
 
 
+HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}
+
+
 def body(*messages: dict[str, Any], model: str = HAIKU, **extra: Any) -> dict[str, Any]:
     return {"model": model, "max_tokens": 256, "messages": list(messages), **extra}
 
@@ -201,7 +204,7 @@ def test_r41_mid_stream_error_is_raised_with_status_200_and_not_retried(sim, con
 def test_r41_mid_stream_frames_end_with_the_error(sim):
     sim.faults.add("midstream", count=1)
     raw = json.dumps({**body(user("hi")), "stream": True}).encode()
-    answer = sim.handle("POST", "/v1/messages", {"x-api-key": "k"}, raw)
+    answer = sim.handle("POST", "/v1/messages", HEADERS, raw)
     assert answer.status == 200
     events = [name for name, _ in sse_events(answer.body)]
     assert events[-1] == "error" and events[0] == "message_start"
@@ -225,7 +228,7 @@ def test_empty_fault_streams_an_empty_reply(sim, client):
 # R42 — SSE framing and equivalence with the non-streamed answer
 
 def _raw_stream(sim, request: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    answer = sim.handle("POST", "/v1/messages", {"x-api-key": "k"},
+    answer = sim.handle("POST", "/v1/messages", HEADERS,
                         json.dumps({**request, "stream": True}).encode())
     assert answer.status == 200 and answer.headers["content-type"] == "text/event-stream"
     return sse_events(answer.body)

@@ -54,8 +54,9 @@ def test_r01_bearer_from_the_sdk_and_x_api_key_are_accepted(sim, connect, post_r
     sim.api_key = "sk-right"
     ok(connect(api_key="sk-right"), body(user("hi")))  # the SDK sends Authorization: Bearer
     raw = json.dumps(body(user("hi"))).encode()
-    assert post_raw(raw, headers={"x-api-key": "sk-right"}).status_code == 200
-    assert post_raw(raw, headers={"authorization": "Bearer sk-right"}).status_code == 200
+    version = {"anthropic-version": "2023-06-01"}
+    assert post_raw(raw, headers={"x-api-key": "sk-right", **version}).status_code == 200
+    assert post_raw(raw, headers={"authorization": "Bearer sk-right", **version}).status_code == 200
 
 
 def test_r01_wrong_key_is_401(sim, connect):

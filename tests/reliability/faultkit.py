@@ -4,7 +4,8 @@
 request (agent or summary, status) and can fail them:
 
 - ``429``, ``529``, ``500``, ``timeout``, ``empty``: the simulator's own injected faults (R38–R41);
-- ``tool call``: the model calls a tool although the summary request allows none (§9.6);
+- ``tool call``: the model calls a tool although the summary request allows none (§9.6), as
+  behind an Anthropic-compatible endpoint that ignores ``tool_choice``;
 - ``prompt too long``: the API rejects the summary request as too long (R12, §9.1).
 
 Faults hit summary requests (``tool_choice: none``) unless ``target="agent"``. The client is
@@ -106,6 +107,7 @@ class Bench:
                                 and (req.tool_choice.get("type") == "none") == wanted)
         elif fault == "tool call":
             self.sim.responder = ToolCaller(self.sim.responder, count)
+            self.sim.ignore_tool_choice = True  # the real API never lets it through
         elif fault == "prompt too long":
             self.too_long = count
         else:

@@ -73,19 +73,22 @@ class Brain:
         request = find_request(view)
         action = self._working_set(view, decide(self.scenario, seen))
         if request is not None:
-            rng = random.Random(f"{self.seed}:{view.digest}")
-            if not (view.tools_allowed and rng.random() < self.tool_instead_of_summary):
-                return self._reply(view, seen, "summary",
-                                   [_text(self._summary(seen, request))], pad=False)
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
                 action = Action("step", (variant(final, seen),), final)
+            rng = random.Random(f"{self.seed}:{view.digest}")
+            offered = all(view.offers(call.tool) for call in action.calls)
+            if not (offered and rng.random() < self.tool_instead_of_summary):
+                return self._reply(view, seen, "summary",
+                                   [_text(self._summary(seen, request))], pad=False)
         if not action.calls:
             return self._reply(view, seen, action.kind, [_text(self._closing(seen, action))])
-        if not view.tools_allowed:
+        missing = sorted({call.tool for call in action.calls if not view.offers(call.tool)})
+        if missing:  # it never calls a tool the request did not offer
+            offer = f"no {', '.join(missing)} tool" if view.tools_allowed else "no tools"
             return self._reply(view, seen, "no-tools", [_text(
                 f"To continue I need to {summary.note(action.step)}, but this request offers "
-                "no tools.")])
+                f"{offer}.")])
         said = _SAYS.get(action.kind) or self._announce(action)
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)

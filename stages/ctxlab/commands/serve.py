@@ -9,6 +9,7 @@ from rich.console import Console
 from ..brain import simulator_for
 from ..scenarios import ScenarioError
 from ..sim import Simulator
+from ..sim.faults import KINDS, parse_spec
 from ..sim.server import SimServer
 from .common import UserError
 
@@ -23,6 +24,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scenario", help="answer as this scenario's agent (the client runs "
                                            "the tools); default: an echo model")
     parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")
+    parser.add_argument("--faults", metavar="SPEC", default="",
+                        help="inject API failures: comma-separated KIND (next request), "
+                             "KIND*N (next N) or KIND@RATE (each request, seeded by --seed); "
+                             f"kinds: {', '.join(KINDS)}. Example: rate_limit*2,overloaded@0.1")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     parser.set_defaults(run=run)
 
@@ -31,8 +36,11 @@ def run(args: argparse.Namespace) -> int:
     console = Console(stderr=True)
     try:
         sim = simulator_for(args.scenario, seed=args.seed) if args.scenario else Simulator()
+        sim.faults = parse_spec(args.faults, seed=args.seed)
     except ScenarioError as error:
         raise UserError(str(error)) from None
+    except ValueError as error:
+        raise UserError(f"--faults: {error}") from None
     try:
         server = SimServer(sim, args.host, args.port,
                            log=None if args.quiet else console.print)

@@ -14,7 +14,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..tokens import count_text
-from . import cache, compaction, editing, output, render, sse, validate, wording
+from . import (
+    cache,
+    catalog,
+    choice,
+    compaction,
+    editing,
+    guard,
+    images,
+    options,
+    output,
+    render,
+    sse,
+    validate,
+    wording,
+)
 from .clock import Latency, SimClock
 from .errors import APIError
 from .faults import Fault, FaultPlan, as_error
@@ -56,17 +70,29 @@ class Simulator:
     auto_advance: bool = True
     store: cache.CacheStore = field(default_factory=cache.CacheStore)
     calls: list[Call] = field(default_factory=list)
+    # True models an Anthropic-compatible endpoint whose model ignores tool_choice (a fault for
+    # the reliability lessons, §9.6); the real API always honours it.
+    ignore_tool_choice: bool = False
 
     def handle(self, method: str, path: str, headers: dict[str, str], body: bytes) -> SimResponse:
         """Answer one HTTP request; a client's mistake is a 4xx, never an exception."""
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = f"req_sim{len(self.calls) + 1:012d}"
-        route = path.split("?", 1)[0].rstrip("/")
+        route, _, query = path.partition("?")
+        route = route.rstrip("/")
         try:
-            if method != "POST" or route not in ("/v1/messages", "/v1/messages/count_tokens"):
+            listing = method == "GET" and (route == "/v1/models" or
+                                           route.startswith("/v1/models/"))
+            if not listing and (method != "POST" or route not in ("/v1/messages",
+                                                                  "/v1/messages/count_tokens")):
                 raise APIError(404, wording.NOT_FOUND)
             self._authenticate(headers)
+            if not headers.get("anthropic-version", "").strip():
+                raise APIError(400, wording.MISSING_VERSION)
+            if listing:
+                return self._answer(route, request_id, catalog.answer(route, query))
             payload = _json(body)
+            guard.check(body, payload)
             count_only = route.endswith("count_tokens")
             req = parse(payload, headers, count_only=count_only)
             fault = self.faults.next_fault(req)
@@ -82,14 +108,18 @@ class Simulator:
             return SimResponse(error.status, {"request-id": request_id, **error.headers,
                                               "content-type": "application/json"},
                                json.dumps(error.body(request_id)).encode())
-        usage = result.get("usage")
-        self.calls.append(Call(route, 200, usage=usage))
         if not count_only and req.stream:
+            self.calls.append(Call(route, 200, usage=result.get("usage")))
             failure = {"type": "overloaded_error", "message": wording.OVERLOADED}
             midstream = fault is not None and fault.kind == "midstream"
             body_out = sse.events(result, fail_with=failure if midstream else None)
             return SimResponse(200, {"request-id": request_id,
                                      "content-type": "text/event-stream"}, body_out)
+        return self._answer(route, request_id, result)
+
+    def _answer(self, route: str, request_id: str, result: dict[str, Any]) -> SimResponse:
+        """A 200 JSON answer, recorded in ``calls``."""
+        self.calls.append(Call(route, 200, usage=result.get("usage")))
         return SimResponse(200, {"request-id": request_id, "content-type": "application/json"},
                            json.dumps(result, ensure_ascii=False).encode())
 
@@ -105,6 +135,7 @@ class Simulator:
         """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits)."""
         validate.check_messages(req)
         validate.check_options(req)
+        images.check_payloads(req)
         compaction.drop_before_last(req)
         rendered = render.render(req)
         cache.breakpoints(req, rendered)
@@ -143,7 +174,10 @@ class Simulator:
         if paused or req.max_tokens == 0 or (fault is not None and fault.kind == "empty"):
             reply = Reply([], "compaction" if paused else None)
         else:
-            reply = self.responder.respond(_view(req))
+            view = _view(req)
+            reply = choice.honour(view, self.responder.respond(view),
+                                  tool_choice=not self.ignore_tool_choice)
+        reply, stopped_at = output.stop_at(reply, options.stop_sequences(req.body))
         blocks = output.finish(reply, digest, msg_id)
         room = req.spec.context_window - rendered.total
         budget = req.max_tokens if req.spec.rejects_overflowing_max_tokens else min(
@@ -153,6 +187,8 @@ class Simulator:
             stop = "max_tokens"
         elif cut:
             stop = "model_context_window_exceeded"
+        elif stopped_at is not None:
+            stop = "stop_sequence"
         else:
             stop = output.stop_reason(reply, blocks)
         usage = self._bill(req, rendered, start, out_tokens)
@@ -167,7 +203,8 @@ class Simulator:
         if self.auto_advance:
             self.clock.advance(self.latency.duration(out_tokens))
         message = {"id": msg_id, "type": "message", "role": "assistant", "model": req.model,
-                   "content": prefix + blocks, "stop_reason": stop, "stop_sequence": None,
+                   "content": prefix + blocks, "stop_reason": stop,
+                   "stop_sequence": stopped_at if stop == "stop_sequence" else None,
                    "usage": usage}
         if req.context_management is not None:
             message["context_management"] = {"applied_edits": applied}

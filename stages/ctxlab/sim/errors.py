@@ -23,17 +23,20 @@ class APIError(Exception):
     """One error response: status, ``error.type``, message and extra headers."""
 
     def __init__(self, status: int, message: str, *, headers: dict[str, str] | None = None,
-                 error_type: str | None = None) -> None:
+                 error_type: str | None = None, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
         self.type = error_type or ERROR_TYPES.get(status, "api_error")
         self.headers = dict(headers or {})
+        self.details = details  # ``error.details``: the SDK picks a subclass by its error_code
 
     def body(self, request_id: str) -> dict[str, Any]:
         """The JSON envelope: ``{"type":"error","error":{...},"request_id":...}``."""
-        return {"type": "error", "error": {"type": self.type, "message": self.message},
-                "request_id": request_id}
+        error: dict[str, Any] = {"type": self.type, "message": self.message}
+        if self.details is not None:
+            error["details"] = self.details
+        return {"type": "error", "error": error, "request_id": request_id}
 
 
 def invalid(message: str) -> APIError:

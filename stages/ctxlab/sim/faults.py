@@ -1,7 +1,8 @@
 """Injected faults for the reliability lessons (R38–R41, API notes §2.3–2.4).
 
 A ``FaultPlan`` decides, request by request, whether the simulator answers normally or fails:
-scheduled faults (the next N matching requests) and random ones (seeded). Kinds:
+scheduled faults (the next N matching requests) and random ones (a seeded rate per kind);
+``parse_spec`` reads the ``ctxlab serve --faults`` form. Kinds:
 
 - ``rate_limit``: 429 ``rate_limit_error`` with a ``retry-after`` header (the SDK sleeps exactly
   that long, so keep it small);
@@ -45,12 +46,17 @@ class FaultPlan:
     """Scheduled faults, consumed in order, plus an optional seeded random fault rate."""
 
     scheduled: list[Fault] = field(default_factory=list)
-    random_kind: str | None = None
-    random_rate: float = 0.0
+    rates: dict[str, float] = field(default_factory=dict)  # kind → probability per request
     seed: int = 0
     fired: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        for kind, rate in self.rates.items():
+            Fault(kind)  # checks the kind
+            if not 0.0 <= rate <= 1.0:
+                raise ValueError(f"fault rate for {kind} must be in [0, 1], got {rate:g}")
+        if sum(self.rates.values()) > 1.0:
+            raise ValueError("fault rates add up to more than 1")
         self._rng = random.Random(self.seed)
 
     def add(self, kind: str, count: int = 1, **options: object) -> FaultPlan:
@@ -65,10 +71,37 @@ class FaultPlan:
                 fault.count -= 1
                 self.fired.append(fault.kind)
                 return fault
-        if self.random_kind and self._rng.random() < self.random_rate:
-            self.fired.append(self.random_kind)
-            return Fault(self.random_kind)
+        if self.rates:
+            draw = self._rng.random()
+            for kind, rate in self.rates.items():
+                if draw < rate:
+                    self.fired.append(kind)
+                    return Fault(kind)
+                draw -= rate
         return None
+
+
+def parse_spec(spec: str, seed: int = 0) -> FaultPlan:
+    """A plan from ``ctxlab serve --faults``: comma-separated ``KIND`` or ``KIND*N`` (the next
+    N requests fail so, in order) and ``KIND@RATE`` (each request fails so with probability
+    RATE, seeded). Example: ``rate_limit*2,overloaded@0.1``. ValueError names what is wrong."""
+    plan = FaultPlan(seed=seed)
+    rates: dict[str, float] = {}
+    for item in (part.strip() for part in spec.split(",")):
+        if not item:
+            continue
+        kind, at, rate = item.partition("@")
+        if at:
+            try:
+                rates[kind.strip()] = float(rate)
+            except ValueError:
+                raise ValueError(f"{item!r}: the rate after @ must be a number") from None
+            continue
+        kind, star, count = item.partition("*")
+        if star and not count.strip().isdigit():
+            raise ValueError(f"{item!r}: the count after * must be a whole number")
+        plan.add(kind.strip(), int(count) if star else 1)
+    return FaultPlan(plan.scheduled, rates, seed)
 
 
 def as_error(fault: Fault) -> APIError:

@@ -35,6 +35,24 @@ def finish(reply: Reply, digest: str, msg_id: str) -> list[dict[str, Any]]:
     return blocks
 
 
+def stop_at(reply: Reply, sequences: list[str]) -> tuple[Reply, str | None]:
+    """``reply`` cut where its text first shows one of ``sequences`` (the sequence itself and
+    every later block left out); also returns the sequence that matched, if any."""
+    if not sequences:
+        return reply, None
+    for k, block in enumerate(reply.content):
+        if block.get("type") != "text":
+            continue
+        hits = [(block["text"].find(s), s) for s in sequences if s in block["text"]]
+        if not hits:
+            continue
+        at, sequence = min(hits)
+        head = block["text"][:at]
+        kept = reply.content[:k] + ([dict(block, text=head)] if head else [])
+        return Reply(kept, "stop_sequence"), sequence
+    return reply, None
+
+
 def _cut_text(text: str, budget: int) -> str:
     tokens = encoding().encode(text, disallowed_special=())
     return encoding().decode(tokens[:budget])

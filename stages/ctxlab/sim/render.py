@@ -14,16 +14,14 @@ short hash per position.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
-import struct
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from ..tokens import count_block, count_text
+from . import images
 from .schema import Request
 
 MESSAGE_FRAMING = 3  # tokens for the role marker of each message (our convention)
@@ -95,23 +93,12 @@ def _string_block(role: str, fields: tuple[tuple[str, str], ...]) -> tuple[int, 
 
 def image_tokens(source: dict[str, Any]) -> int:
     """Image cost: width × height / 750 (API docs' rule), after the long-edge limit of 1568."""
-    size = _png_size(source.get("data", "")) if source.get("type") == "base64" else None
+    size = images.decoded_size(source)
     if size is None:
         return IMAGE_FALLBACK_TOKENS
     width, height = size
     scale = min(1.0, 1568 / max(width, height, 1))
     return max(1, round(width * scale * height * scale / 750))
-
-
-def _png_size(data: str) -> tuple[int, int] | None:
-    try:
-        head = base64.b64decode(data[:64] + "=" * (-len(data[:64]) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    if head[:8] != b"\x89PNG\r\n\x1a\n" or len(head) < 24:
-        return None
-    width, height = struct.unpack(">II", head[16:24])
-    return width, height
 
 
 def block_tokens(block: dict[str, Any]) -> int:

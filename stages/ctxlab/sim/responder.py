@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from .instance import instance
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,14 @@ class ModelView:
     def tools_allowed(self) -> bool:
         return bool(self.tools) and self.tool_choice.get("type") != "none"
 
+    def offers(self, name: str) -> bool:
+        """Whether the model may call the tool ``name`` here: offered, and ``tool_choice`` allows
+        tools (``tool`` allows only the one it names)."""
+        choice = self.tool_choice
+        if not self.tools_allowed or (choice.get("type") == "tool" and choice.get("name") != name):
+            return False
+        return any(tool.get("name") == name for tool in self.tools)
+
 
 def _unmarked(value: Any) -> Any:
     """A copy of ``value`` with every ``cache_control`` key left out."""
@@ -74,6 +85,16 @@ class Reply:
     stop_reason: str | None = None
 
 
+def _names(name: Any, text: str) -> bool:
+    """Whether ``text`` names the tool ``name`` (as written, or with spaces for ``_``/``-``)."""
+    if not isinstance(name, str) or not name:
+        return False
+    lowered = text.casefold()
+    spaced = re.sub(r"[_-]+", " ", name).casefold()
+    return any(re.search(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)
+               for form in {name.casefold(), spaced})
+
+
 class Responder(Protocol):
     """Anything that can answer a ModelView."""
 
@@ -85,9 +106,12 @@ class Responder(Protocol):
 
 
 class EchoResponder:
-    """A trivial deterministic responder: says what it received, calls no tools.
+    """A trivial deterministic responder: says what it received.
 
-    It is what the simulator uses when no agent is plugged in.
+    It is what the simulator uses when no agent is plugged in. It calls a tool only when the
+    last user text names an offered tool (``get_weather`` or "get weather") and is not an answer
+    to tool calls, with an input built from the tool's schema and the numbers and words of that
+    text; so "use add for 2 and 3" calls ``add`` with 2 and 3, and the results get a text reply.
     """
 
     def respond(self, view: ModelView) -> Reply:
@@ -104,6 +128,12 @@ class EchoResponder:
             note = f"Reading the request {view.digest[:8]}."
             content.append({"type": "thinking", "thinking": note})
         content.append({"type": "text", "text": " ".join(parts)})
+        named = [t for t in view.tools if not n_results and _names(t.get("name"), said)]
+        if named and view.offers(named[0]["name"]):
+            schema = named[0].get("input_schema") or {"type": "object"}
+            value = instance(schema, [said])
+            content.append({"type": "tool_use", "name": named[0]["name"],
+                            "input": value if isinstance(value, dict) else {}})
         return Reply(content)
 
     def summarize(self, view: ModelView, instructions: str | None) -> str:

@@ -9,11 +9,12 @@ error paths point at what the client sent.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from .. import models
-from . import wording
+from . import definitions, images, options, wording
 from .errors import APIError, invalid
 
 BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -33,8 +34,10 @@ TOP_LEVEL = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "context_management", "metadata", "temperature", "top_p", "top_k",
     "stop_sequences", "service_tier", "output_config", "speed", "inference_geo", "diagnostics",
+    "thread", "output_format",
 }
 CONTEXT_BETAS = ("context-management-2025-06-27", "compact-2026-01-12")
+STRUCTURED_BETA = "structured-outputs-"
 _TYPE_NAMES = {str: "a valid string", int: "a valid integer", dict: "a valid dictionary",
                list: "a valid list", bool: "a valid boolean"}
 
@@ -103,6 +106,9 @@ def _check_source(block: dict[str, Any], path: str) -> None:
     kind = _require(source, "type", str, f"{path}.source")
     for name in SOURCE_FIELDS.get(kind, ()):
         _require(source, name, str, f"{path}.source")
+    if block["type"] == "image":  # the API's paths name the tags: ….tool_result.content.0.image
+        tagged = re.sub(r"(content\.\d+)\.content\.", r"\1.tool_result.content.", path)
+        images.check_media_type(source, f"{tagged}.image.source")
 
 
 def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, Any]:
@@ -138,6 +144,8 @@ def _normalise_messages(raw: Any) -> tuple[list[dict[str, Any]], list[list[tuple
         path = f"messages.{i}"
         _expect(message, dict, path)
         role = _require(message, "role", str, path)
+        if role == "system":
+            raise invalid(wording.SYSTEM_ROLE)
         if role not in ("user", "assistant"):
             raise invalid(wording.UNKNOWN_TAG.format(path=f"{path}.role", tag=role,
                                                      expected="'user', 'assistant'"))
@@ -176,12 +184,13 @@ def _tools(raw: Any) -> list[dict[str, Any]]:
         if "type" not in tool or tool.get("type") == "custom":
             _require(tool, "input_schema", dict, f"tools.{k}")
         _check_cache_control(tool.get("cache_control"), f"tools.{k}.cache_control")
+    definitions.check_tools(raw)
     return copy.deepcopy(raw)
 
 
-def _tool_choice(raw: Any, has_tools: bool) -> dict[str, Any]:
+def _tool_choice(raw: Any, tools: list[dict[str, Any]]) -> dict[str, Any]:
     if raw is None:
-        return {"type": "auto" if has_tools else "none"}
+        return {"type": "auto" if tools else "none"}
     _expect(raw, dict, "tool_choice")
     kind = _require(raw, "type", str, "tool_choice")
     if kind not in ("auto", "any", "tool", "none"):
@@ -189,6 +198,7 @@ def _tool_choice(raw: Any, has_tools: bool) -> dict[str, Any]:
                                                  expected="'auto', 'any', 'tool', 'none'"))
     if kind == "tool":
         _require(raw, "name", str, "tool_choice")
+    definitions.check_choice(raw, tools)
     return dict(raw)
 
 
@@ -221,7 +231,13 @@ def parse(body: Any, headers: dict[str, str], *, count_only: bool = False) -> Re
         _expect(output_config, dict, "output_config")
         if output_config.get("effort") is not None:
             _expect(output_config["effort"], str, "output_config.effort")
+        definitions.check_output_format(output_config.get("format"), "output_config.format")
     betas = frozenset(b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip())
+    if "output_format" in body:  # the structured-outputs beta's form of output_config.format
+        if not any(b.startswith(STRUCTURED_BETA) for b in betas):
+            raise invalid(wording.EXTRA_INPUT.format(field="output_format"))
+        definitions.check_output_format(body["output_format"], "output_format")
+    options.shape(body, betas)
     management = body.get("context_management")
     if management is not None:
         if not betas & set(CONTEXT_BETAS):  # R27
@@ -232,7 +248,7 @@ def parse(body: Any, headers: dict[str, str], *, count_only: bool = False) -> Re
     _expect(stream, bool, "stream")
     return Request(spec=spec, model=model_id, messages=messages, origin=origin,
                    system=_system_blocks(body.get("system")), tools=tools,
-                   tool_choice=_tool_choice(body.get("tool_choice"), bool(tools)),
+                   tool_choice=_tool_choice(body.get("tool_choice"), tools),
                    thinking=thinking, max_tokens=max_tokens, stream=stream,
                    cache_control=cache_control, context_management=management, betas=betas,
                    body=body)

@@ -3,8 +3,8 @@
 Every frame carries an ``event:`` line equal to ``data.type`` (the SDK drops frames without
 one). Order: ``message_start`` (stop_reason null, input-side usage) → ``ping`` → per block
 ``content_block_start`` / ``*_delta`` / ``content_block_stop`` → ``message_delta`` (stop reason,
-cumulative output tokens) → ``message_stop``. A mid-stream failure ends with ``event: error``
-and nothing after it.
+stop sequence, cumulative usage: input, cache and output tokens) → ``message_stop``. A
+mid-stream failure ends with ``event: error`` and nothing after it.
 """
 
 from __future__ import annotations
@@ -14,6 +14,9 @@ from collections.abc import Iterator
 from typing import Any
 
 TEXT_CHUNK = 80  # characters per text delta
+# message_delta carries the cumulative usage (the SDK's MessageDeltaUsage fields)
+DELTA_USAGE = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+               "output_tokens", "iterations")
 
 
 def frame(data: dict[str, Any]) -> bytes:
@@ -62,8 +65,9 @@ def events(message: dict[str, Any], *, fail_with: dict[str, Any] | None = None) 
         return b"".join(out)
     delta: dict[str, Any] = {
         "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": {"output_tokens": message["usage"]["output_tokens"]},
+        "delta": {"stop_reason": message["stop_reason"],
+                  "stop_sequence": message.get("stop_sequence")},
+        "usage": {k: message["usage"][k] for k in DELTA_USAGE if k in message["usage"]},
     }
     if "context_management" in message:
         delta["context_management"] = message["context_management"]

@@ -26,8 +26,8 @@ def _to_httpx(request: httpx2.Request, answer: SimResponse) -> httpx2.Response:
 
 def _handler(sim: Simulator) -> Any:
     def handle(request: httpx2.Request) -> httpx2.Response:
-        answer = sim.handle(request.method, request.url.path, dict(request.headers),
-                            request.read())
+        path = request.url.raw_path.decode("ascii")  # with the query (models.list pages)
+        answer = sim.handle(request.method, path, dict(request.headers), request.read())
         return _to_httpx(request, answer)
 
     return handle

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import thinking, wording
+from . import options, thinking, wording
 from .errors import invalid
 from .schema import Request
 
@@ -104,6 +104,7 @@ def check_options(req: Request) -> None:
     enabled = bool(req.thinking) and req.thinking.get("type") == "enabled"
     if enabled and forced:
         raise invalid(wording.THINKING_FORCED_TOOL)
+    options.combinations(req.body, req.spec, req.max_tokens)
     if req.max_tokens is None:
         return
     if req.max_tokens > req.spec.max_output:

@@ -2,7 +2,9 @@
 
 Evidence per text, from the notes: DOC = official docs, 3P-LIVE = quoted verbatim from live
 responses by several public repositories, UNVERIFIED = no reliable source; for those the
-documented candidate is used and marked here, so a better source changes one line.
+documented candidate is used and marked here, so a better source changes one line. OURS = no
+source at all: the status and error type are the API's, the text is the simulator's own (the
+README says so).
 """
 
 from __future__ import annotations
@@ -59,6 +61,49 @@ CLEAR_THINKING_FIRST = ("context_management.edits.{i}: clear_thinking_20251015 m
 COMPACT_TRIGGER_LOW = ("context_management.edits.{i}.trigger.value: the compaction trigger must "
                        "be at least 50000 input tokens")
 COMPACT_UNSUPPORTED = "context_management.edits.{i}: compaction is not supported on {model}"
+# Tool definitions and tool_choice (API notes §3.6). 3P-LIVE: tool name pattern (live probes
+# on claude-sonnet-5, 2026), name length (anthropics/claude-code#96152), unique names
+# (eclipse-theia/theia#16122, microsoft/vscode#278073), invalid schema
+# (anthropics/claude-code#86664), non-object schema (several CLI --json-schema reports).
+TOOL_NAME_PATTERN = "{path}.name: String should match pattern '^[a-zA-Z0-9_-]{{1,128}}$'"
+TOOL_NAME_LONG = "{path}.name: String should have at most {limit} characters"
+TOOL_NAME_SHORT = "{path}.name: String should have at least 1 character"  # UNVERIFIED
+TOOL_NAMES_UNIQUE = "tools: Tool names must be unique."
+SCHEMA_NOT_OBJECT = "{path}.type: Input should be 'object'"
+# 3P-LIVE, one report (Hmbown/Codewhale#4329, quoting the API)
+SCHEMA_TOP_LEVEL_COMBINATOR = ("{path}: input_schema does not support oneOf, allOf, or anyOf "
+                               "at the top level")
+SCHEMA_INVALID = ("{path}: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+                  "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+                  "https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview.")
+TOOL_CHOICE_UNKNOWN = "tool_choice.name: no tool named '{name}' in tools"  # OURS
+TOOL_CHOICE_NO_TOOLS = "tool_choice: a forced tool_choice requires tools"  # OURS
+# Messages — 3P-LIVE (ianarawjo/ChainForge#271)
+SYSTEM_ROLE = ('messages: Unexpected role "system". The Messages API accepts a top-level '
+               '`system` parameter, not "system" as an input message role.')
+# Images — 3P-LIVE: size (a Claude Code session's error), media type (several reports, e.g. a
+# BMP read by Claude Code), dimensions (many reports); base64: weak (client test fixtures)
+IMAGE_TOO_BIG = "{path}: image exceeds 5 MB maximum: {size} bytes > {limit} bytes"
+IMAGE_MEDIA_TYPE = ("{path}.media_type: Input should be 'image/jpeg', 'image/png', 'image/gif' "
+                    "or 'image/webp'")
+IMAGE_BASE64 = "{path}.data: invalid base64 data"
+IMAGE_DIMENSIONS = ("{path}.data: At least one of the image dimensions exceed max allowed size: "
+                    "{limit} pixels")
+# Thinking and sampling — 3P-LIVE (budget, max_tokens, temperature with thinking: client
+# notes quoting live 400s; temperature range and temperature with top_p: live reports on 4.5+)
+BUDGET_MIN = "thinking.enabled.budget_tokens: Input should be greater than or equal to 1024"
+BUDGET_OVER_MAX = "`max_tokens` must be greater than `thinking.budget_tokens`."
+TEMPERATURE_THINKING = "`temperature` may only be set to 1 when thinking is enabled"
+TEMPERATURE_TOP_P = ("`temperature` and `top_p` cannot both be specified for this model. "
+                     "Please use only one.")
+RANGE_MAX = "{path}: Input should be less than or equal to {limit}"
+RANGE_MIN = "{path}: Input should be greater than or equal to {limit}"
+# Headers, body guards and threads — header 3P-LIVE; the rest OURS (status and type as the API)
+MISSING_VERSION = "anthropic-version: header is required"
+LONE_SURROGATE = "There was an error parsing the body: lone surrogate in a string at {path}"
+TOO_DEEP = "There was an error parsing the body: nesting deeper than {limit} levels"
+THREAD_UNSUPPORTED = ("thread: this server keeps no conversation state; send the full "
+                      "conversation without `thread`")
 # Schema errors: pydantic-style wording, as the API uses
 FIELD_REQUIRED = "{path}: Field required"
 WRONG_TYPE = "{path}: Input should be {expected}"

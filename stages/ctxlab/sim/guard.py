@@ -1,0 +1,49 @@
+"""Bodies that parse as JSON but that no later step could handle (API notes §2.2).
+
+JSON allows an escaped lone surrogate (``"\\ud800"``), which is not a character: no text can be
+encoded or counted with it. Deeply nested values (a tool input or schema hundreds of levels
+deep) would exhaust the stack of every recursive step after parsing. Both get a 400 here,
+before anything else reads the body; the API's own texts for them are unknown (ours).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from . import wording
+from .errors import invalid
+
+MAX_DEPTH = 128  # a common JSON parser default (serde_json); the API's figure is unknown
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def check(body: bytes, payload: Any) -> None:
+    """Raise a 400 for a lone surrogate in any string or nesting deeper than ``MAX_DEPTH``."""
+    strings = _SURROGATE_ESCAPE.search(body) is not None
+    pending: list[tuple[Any, str, int]] = [(payload, "", 1)]
+    while pending:
+        value, path, depth = pending.pop()
+        if isinstance(value, dict):
+            items = list(value.items())
+        elif isinstance(value, list):
+            items = list(enumerate(value))
+        else:
+            if strings and isinstance(value, str) and not _encodable(value):
+                raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
+            continue
+        if depth > MAX_DEPTH:
+            raise invalid(wording.TOO_DEEP.format(limit=MAX_DEPTH))
+        for key, item in items:
+            if strings and isinstance(key, str) and not _encodable(key):
+                raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
+            if strings or isinstance(item, dict | list):
+                pending.append((item, f"{path}.{key}", depth + 1))
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
