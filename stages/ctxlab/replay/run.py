@@ -16,6 +16,7 @@ from ctxlab import models
 from ctxlab.runner import load_stage
 
 from .driver import Replay
+from .lines import MAX_BYTES
 from .report import ReplayReport
 from .transcript import load_transcript
 
@@ -35,9 +36,11 @@ def choose_model(requested: str | None, recorded: str | None) -> tuple[str, str]
 
 def replay_file(path: str | Path, stage: int, *, model: str | None = None,
                 window: int | None = None, whole_file: bool = False,
-                options: dict[str, Any] | None = None) -> ReplayReport:
-    """Replay the session log at ``path`` through stage ``stage``'s context layer."""
-    transcript = load_transcript(path, whole_file=whole_file)
+                options: dict[str, Any] | None = None,
+                max_bytes: int = MAX_BYTES) -> ReplayReport:
+    """Replay the session log at ``path`` (at most ``max_bytes`` long) through stage
+    ``stage``'s context layer."""
+    transcript = load_transcript(path, whole_file=whole_file, max_bytes=max_bytes)
     model_id, note = choose_model(model, transcript.report.model)
     layer = load_stage(stage).make_layer(**(options or {}))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:

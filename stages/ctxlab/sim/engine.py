@@ -57,7 +57,8 @@ class Simulator:
     store: cache.CacheStore = field(default_factory=cache.CacheStore)
     calls: list[Call] = field(default_factory=list)
 
-    def handle(self, method: str, path: str, headers: dict[str, str], body: bytes) -> SimResponse:
+    def handle(self, method: str, path: str, headers: dict[str, str],
+               body: bytes | dict[str, Any]) -> SimResponse:
         """Answer one HTTP request; a client's mistake is a 4xx, never an exception."""
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = f"req_sim{len(self.calls) + 1:012d}"
@@ -66,7 +67,7 @@ class Simulator:
             if method != "POST" or route not in ("/v1/messages", "/v1/messages/count_tokens"):
                 raise APIError(404, wording.NOT_FOUND)
             self._authenticate(headers)
-            payload = _json(body)
+            payload = body if isinstance(body, dict) else _json(body)  # parsed by the server
             count_only = route.endswith("count_tokens")
             req = parse(payload, headers, count_only=count_only)
             fault = self.faults.next_fault(req)
