@@ -5,11 +5,11 @@ Checking each argument is not enough when a program follows links by itself: ``g
 every name written in ``list``. So the sandbox also refuses:
 
 - a command that may walk folders (``find``, a recursive or dereferencing option such as
-  ``-r``, ``-R``, ``-L``, ``-H``, ``--recursive``, ``--dereference…``, ``--directories=recurse``,
-  ``-follow``) while a folder it would walk — each folder argument, or the workspace root when
-  it names no existing path — holds a link that leads out: a symlink whose target is outside
-  the workspace (dangling ones included: a write through them lands outside) or a file with a
-  second hard link (it shares its bytes with a file that may be anywhere);
+  ``-r``, ``-R``, ``-L``, ``-H``, ``--recursive``, ``--dereference…``, ``-d recurse``,
+  ``--directories=recurse``, ``-follow``) while a folder it would walk — each folder argument,
+  or the workspace root when it names no existing path — holds a link that leads out: a
+  symlink whose target is outside the workspace (dangling ones included: a write through them
+  lands outside) or a file with a second hard link (its bytes may be a file anywhere);
 - a list of names (``--files0-from=F``, ``--files-from=F``) holding a name that leads out.
 
 Guard rails against a model's mistakes, not a security boundary (see ``sandbox``).
@@ -66,7 +66,7 @@ def walks(argv: list[str]) -> bool:
     for word in argv[1:]:
         if word == "--":
             break
-        if word.startswith(_WALKING_LONG):
+        if word.startswith(_WALKING_LONG) or "recurse" in word:  # also grep's -d recurse
             return True
         if word.startswith("-") and not word.startswith("--") and _WALKING_SHORT & set(word):
             return True

@@ -165,7 +165,8 @@ def _check_candidate(root: Path, candidate: str, word: str) -> Path | None:
     if not real.is_relative_to(root) or leads_out(root, real, _lstat(real)):
         raise ToolError(
             f"the argument {word!r} points outside the workspace; commands may only "
-            "name files inside it (run programs by name, they are found on PATH)"
+            "name files inside it (run programs by name, they are found on PATH; a value "
+            "glued to an option is checked as a path too, so pass it as its own word)"
         )
     return real
 
