@@ -138,7 +138,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_error(self, format: str, *args: Any) -> None:
         code = args[0] if args and isinstance(args[0], int) else None
-        self._note(f"rejected a malformed request ({code})" if code else "request failed")
+        if code:
+            self._note(f"rejected a malformed request ({code})")
+        else:  # http.server's own text, without its arguments (they hold the client's bytes)
+            self._note("connection timed out and was closed" if "timed out" in format
+                       else "request failed")
 
     def _note(self, text: str) -> None:
         if self.server.log:
