@@ -6,6 +6,7 @@ sockets, the way a broken or malicious client would.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -163,10 +164,8 @@ def test_the_log_never_echoes_what_a_client_sent(server: SimServer, log: list[st
     with _connect(server) as conn:
         conn.sendall(request_bytes)
         conn.settimeout(3)
-        try:
+        with contextlib.suppress(TimeoutError, ConnectionError):
             _answer(conn)
-        except (TimeoutError, ConnectionError):
-            pass
     time.sleep(0.1)
     captured = capsys.readouterr()
     shown = "\n".join(log) + captured.err + captured.out
