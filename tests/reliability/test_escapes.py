@@ -122,6 +122,7 @@ ATTEMPTS: list[Attempt] = [
     _cmd("symlink-loop", "cat loop"),
     _tool("symlink-loop", "write_file", path="loop", content="x"),
     _tool("search-docs-link", "search_docs", error=False, query="TOP"),
+    _tool("search-docs-link", "search_docs", error=False, query="HARD"),
     _tool("fifo-write", "write_file", path="pipe", content="x"),
     _tool("fifo-write", "edit_file", path="pipe", old="a", new="b"),
     Attempt("offload-link", "offload", {"plant": ".task_outputs"}),
@@ -194,6 +195,7 @@ def workspace(tmp_path: Path, outside: Path) -> Iterator[Workspace]:
         (root / "dangling").symlink_to(outside / "created-by-write.txt")
         (root / "loop").symlink_to("loop")
         (root / "docs" / "leak.md").symlink_to(outside / "secret.txt")
+        os.link(outside / "hard-secret.txt", root / "docs" / "hard.md")
         os.link(outside / "hard-secret.txt", root / "hard.txt")
         os.mkfifo(root / "pipe")
         (root / "lists" / "etc.lst").write_bytes(b"/etc/passwd\0")

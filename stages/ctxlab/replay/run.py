@@ -45,4 +45,4 @@ def replay_file(path: str | Path, stage: int, *, model: str | None = None,
     layer = load_stage(stage).make_layer(**(options or {}))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
         return Replay(transcript, layer, stage=stage, model=model_id, model_note=note,
-                      workspace=Path(folder), window=window).run()
+                      workspace=Path(folder).resolve(), window=window).run()
