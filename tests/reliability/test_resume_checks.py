@@ -19,7 +19,7 @@ from ctxlab.cli import main
 from ctxlab.journal import JOURNAL, RUN_FILE, JournalError, begin, resume_point
 from ctxlab.loss import CHECKSUMS, ON_DISK
 
-CASES = [(3, "long-task", None), (4, "medium-results", "ctxlab-sim-32k"),
+CASES = [(3, "parallel-burst", None), (4, "constraint", "ctxlab-sim-32k"),
          (5, "constraint", "ctxlab-sim-32k")]
 
 
@@ -46,7 +46,7 @@ def _crash(workspace: Path, stage: int, scenario: str, model: str | None, turn: 
 def test_the_manifest_after_a_resume_is_the_uninterrupted_runs(
         tmp_path: Path, stage: int, scenario: str, model: str | None) -> None:
     full = _run(stage, scenario, model)
-    _crash(tmp_path / "ws", stage, scenario, model, turn=6)
+    _crash(tmp_path / "ws", stage, scenario, model, turn=5)
     resumed = _run(stage, scenario, model, workspace=tmp_path / "ws", resume=True)
     assert resumed.loss.to_dict() == full.loss.to_dict()
     assert resumed.original == full.original
@@ -56,14 +56,14 @@ def test_the_manifest_after_a_resume_is_the_uninterrupted_runs(
 def test_an_offloaded_file_lost_before_the_resume_is_reported(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     workspace = tmp_path / "ws"
-    _crash(workspace, 3, "long-task", None, turn=8)
+    _crash(workspace, 3, "parallel-burst", None, turn=5)
     recorded = [json.loads(line) for line in (workspace / CHECKSUMS).read_text().splitlines()]
     assert len(recorded) >= 2 and all(len(r["sha256"]) == 64 for r in recorded)
     deleted, truncated = recorded[0]["path"], recorded[1]["path"]
     (workspace / deleted).unlink()
     (workspace / truncated).write_text("cut")
     with caplog.at_level(logging.WARNING, logger="ctxlab"):
-        resumed = _run(3, "long-task", None, workspace=workspace, resume=True)
+        resumed = _run(3, "parallel-burst", None, workspace=workspace, resume=True)
     warned = " ".join(r.getMessage() for r in caplog.records)
     assert f"{deleted}: missing" in warned and f"{truncated}: changed" in warned
     lost = {i.key: i.why for i in resumed.loss.lost()}
@@ -75,15 +75,16 @@ def test_an_offloaded_file_lost_before_the_resume_is_reported(
 def test_a_resume_with_other_settings_is_refused(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     workspace = tmp_path / "ws"
-    _crash(workspace, 5, "long-task", None, turn=3)
-    for stage, scenario in ((5, "bugfix-small"), (4, "long-task")):
-        with pytest.raises(JournalError, match="holds the run of stage 5 on long-task"):
-            _run(stage, scenario, None, workspace=workspace, resume=True)
-    code = main(["run", "--stage", "5", "--scenario", "bugfix-small", "--workspace",
+    _crash(workspace, 5, "bugfix-small", None, turn=3)
+    for stage, scenario, model in ((5, "long-task", None), (4, "bugfix-small", None),
+                                   (5, "bugfix-small", "claude-sonnet-4-6")):
+        with pytest.raises(JournalError, match="holds the run of stage 5 on bugfix-small"):
+            _run(stage, scenario, model, workspace=workspace, resume=True)
+    code = main(["run", "--stage", "5", "--scenario", "long-task", "--workspace",
                  str(workspace), "--resume"])
     err = capsys.readouterr().err
-    assert code == 2 and "stage 5 on long-task" in err and "Traceback" not in err
-    assert _run(5, "long-task", None, workspace=workspace, resume=True).summary.success
+    assert code == 2 and "stage 5 on bugfix-small" in err and "Traceback" not in err
+    assert _run(5, "bugfix-small", None, workspace=workspace, resume=True).summary.success
 
 
 def test_a_workspace_killed_before_its_first_request_starts_over(
@@ -147,11 +148,11 @@ def test_a_planted_link_stops_a_run_with_a_clear_error(tmp_path: Path,
     """A session folder replaced by a link to a folder outside: the resume refuses to write
     through it, and says so in one line."""
     workspace, outside = tmp_path / "ws", tmp_path / "outside"
-    _crash(workspace, 5, "long-task", None, turn=3)
+    _crash(workspace, 5, "bugfix-small", None, turn=3)
     shutil.move(workspace / ".ctxlab-session", outside)
     (workspace / ".ctxlab-session").symlink_to(outside)
     before = sorted(p.name for p in outside.iterdir())
-    code = main(["run", "--stage", "5", "--scenario", "long-task", "--workspace",
+    code = main(["run", "--stage", "5", "--scenario", "bugfix-small", "--workspace",
                  str(workspace), "--resume"])
     err = capsys.readouterr().err
     assert code == 2 and "symlink" in err and "Traceback" not in err
