@@ -19,8 +19,8 @@ from ctxlab.cli import main
 from ctxlab.journal import JOURNAL, RUN_FILE, JournalError, begin, resume_point
 from ctxlab.loss import CHECKSUMS, ON_DISK
 
-CASES = [(3, "parallel-burst", None), (4, "constraint", "ctxlab-sim-32k"),
-         (5, "constraint", "ctxlab-sim-32k")]
+CASES = [(3, "parallel-burst", None, 5), (4, "constraint", "ctxlab-sim-32k", 8),
+         (5, "constraint", "ctxlab-sim-32k", 5)]  # crashed after offloads and summaries
 
 
 class Killed(BaseException):
@@ -42,11 +42,11 @@ def _crash(workspace: Path, stage: int, scenario: str, model: str | None, turn: 
         _run(stage, scenario, model, workspace=workspace, on_record=die)
 
 
-@pytest.mark.parametrize(("stage", "scenario", "model"), CASES)
+@pytest.mark.parametrize(("stage", "scenario", "model", "turn"), CASES)
 def test_the_manifest_after_a_resume_is_the_uninterrupted_runs(
-        tmp_path: Path, stage: int, scenario: str, model: str | None) -> None:
+        tmp_path: Path, stage: int, scenario: str, model: str | None, turn: int) -> None:
     full = _run(stage, scenario, model)
-    _crash(tmp_path / "ws", stage, scenario, model, turn=5)
+    _crash(tmp_path / "ws", stage, scenario, model, turn=turn)
     resumed = _run(stage, scenario, model, workspace=tmp_path / "ws", resume=True)
     assert resumed.loss.to_dict() == full.loss.to_dict()
     assert resumed.original == full.original
