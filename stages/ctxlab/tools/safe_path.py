@@ -77,6 +77,8 @@ def parent_fd(path: str | os.PathLike[str], *, root: Path | None = None,
     """A descriptor of the folder holding ``path`` (reached without following any link) and
     the file's name; missing folders are created when ``create``."""
     start, parts = _components(path, root)
+    if create:
+        os.makedirs(start, exist_ok=True)  # the trusted root itself, as the caller named it
     fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     shown = PurePath()
     try:
