@@ -70,7 +70,7 @@ class Replay:
         root = self.session.workspace
         self.report.disk = {p.relative_to(root).as_posix(): p.stat().st_size
                             for p in sorted(root.rglob("*"))
-                            if p.is_file() and p != root / CHECKSUMS}  # not the bench.s checksums
+                            if p.is_file() and p != root / CHECKSUMS}  # not the bench's checksums
         return self.report
 
     def _now(self) -> float:
