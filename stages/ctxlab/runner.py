@@ -9,14 +9,18 @@ layer at all ("keep everything"), for the total bill's baseline.
 Along the way it keeps every block that entered the context (``ctxlab.loss``: the loss
 manifest on ``RunResult.loss``). With ``workspace=DIR`` the workspace is kept after the run and
 each request's history is journaled in it (``ctxlab.journal``), so ``resume=True`` can continue
-a killed run there.
+a killed run there: the stage, scenario and model must be the run's, the loss manifest comes
+out as the uninterrupted run's would, and offloaded files are verified against their checksums.
+A run killed before its first request was journaled starts over in its folder.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 import os
+import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -28,8 +32,8 @@ import anthropic
 
 from . import scenarios
 from .brain import Brain
-from .journal import Journal, resume_point
-from .loss import LossManifest, Tracker
+from .journal import Journal, ResumePoint, begin, resumable
+from .loss import LossManifest, Tracker, verify
 from .session import Session
 from .sim import Simulator, make_client
 from .telemetry import (
@@ -109,16 +113,33 @@ class _TrackedFollowUps(scenarios.FollowUps):
         return blocks
 
 
-def _workspace(plan: scenarios.Scenario, target: str | os.PathLike[str] | None,
-               resume: bool) -> contextlib.AbstractContextManager[Any]:
-    """A fresh copy deleted after the run; a kept one in ``target``; or ``target`` itself."""
+def _workspace(plan: scenarios.Scenario, target: str | os.PathLike[str] | None, resume: bool,
+               header: dict[str, Any]) -> tuple[Any, ResumePoint | None]:
+    """A fresh copy deleted after the run; a kept one in ``target``; or ``target`` itself, with
+    the point to resume from (None: start over, the run was killed before its first request)."""
     if target is None:
         if resume:
             raise ValueError("resume=True needs the workspace of the run to resume")
-        return scenarios.open_workspace(plan)
+        return scenarios.open_workspace(plan), None
     if resume:
-        return contextlib.nullcontext(SimpleNamespace(root=Path(target).resolve()))
-    return contextlib.nullcontext(scenarios.open_workspace(plan, target))
+        point = resumable(target, header)
+        if point is not None:
+            return contextlib.nullcontext(SimpleNamespace(root=Path(target).resolve())), point
+        logging.getLogger("ctxlab").warning(
+            "warning: %s: the run was killed before its first request; starting it over", target)
+        for entry in Path(target).iterdir():
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+    root = begin(Path(target), header)
+    return contextlib.nullcontext(scenarios.open_workspace(plan, root)), None
+
+
+def _turns(max_turns: int | None, plan: scenarios.Scenario) -> int:
+    """The turn limit: ``max_turns``, or by default three per step plus twenty."""
+    if max_turns is None:
+        return 3 * len(plan.steps) + 20
+    if max_turns < 1:
+        raise ValueError(f"max_turns must be at least 1, not {max_turns}")
+    return max_turns
 
 
 def _client(sim: Simulator, live: bool) -> anthropic.Anthropic:
@@ -162,9 +183,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         turn += kind == "agent"
         tracker.events(session.events)
         if kind == "agent":
-            if journal is not None:
-                journal.sent(sent)
             tracker.sent(sent)
+            if journal is not None:
+                journal.sent(sent, tracker)
         if response is not None:
             content = [b.model_dump(exclude_none=True) for b in response.content]
             if export is not None and kind == "agent":
@@ -193,21 +214,26 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     error: ErrorInfo | None = None
     export = (ClaudeCodeLog(export_log, session=f"{scenario}:{stage}:{seed}")
               if export_log is not None else None)
-    with _workspace(plan, workspace, resume) as folder:
+    header = {"stage": stage, "scenario": scenario, "model": model}
+    place, point = _workspace(plan, workspace, resume, header)
+    with place as folder:
         session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
                           definitions(), folder.root, observer=observe,
                           now=time.monotonic if live else lambda: sim.clock.now)
         journal = Journal(folder.root) if workspace is not None else None  # kept: resumable
-        if resume and journal is not None:
-            point = resume_point(folder.root)
+        if point is not None and journal is not None:
             messages = point.history
-            journal.start_from(messages)
+            journal.start_from(point)
             session.tool_names.update(point.tool_names)
+            tracker = Tracker.resumed(point.original, messages, point.summaries, point.why)
+            for problem in verify(folder.root):
+                logging.getLogger("ctxlab").warning(
+                    "warning: offloaded before the crash, now lost: %s", problem)
         else:
             messages = [scenarios.opening(plan)]
-        tracker = Tracker(messages)
+            tracker = Tracker(messages)
         follow_ups = _TrackedFollowUps(plan, tracker)
-        if resume:  # what was released before the crash is already in the history
+        if point is not None:  # what was released before the crash is already in the history
             scenarios.FollowUps.after(follow_ups, point.calls)
         toolbox = _MeteredToolBox(folder.root, on_repeat=flag_repeat, tracker=tracker,
                                   allowed=LIVE_ALLOWED_PROGRAMS if live else None,
@@ -215,7 +241,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         try:
             messages = first.run_loop(session, messages, toolbox, layer=layer,
                             follow_ups=follow_ups,
-                            max_turns=max_turns or 3 * len(plan.steps) + 20)
+                            max_turns=_turns(max_turns, plan))
         except anthropic.APIError as failure:
             error = error_info(failure)
             # The history is the request that failed, whether or not the loop appended to

@@ -7,6 +7,7 @@ more. ``--debug`` shows the traceback instead; a bug (not a mistake) is one line
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,8 @@ def files(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "ws-empty").mkdir()
     (tmp_path / "ws-full").mkdir()
     (tmp_path / "ws-full" / "x").write_text("x")
+    os.mkfifo(tmp_path / "pipe.jsonl")
+    (tmp_path / "big.jsonl").write_text('{"type": "user"}\n' * 100)
     return {p.name: p for p in tmp_path.iterdir()}
 
 
@@ -72,6 +75,17 @@ CASES = {
     "unknown exercise for hint": (["hint", "9.9"], "no hints for exercise '9.9'"),
     "allow-any-command without live": (["run", "--allow-any-command"], "only applies to --live"),
     "unknown model": (["run", "--model", "gpt-9"], "gpt-9"),
+    "session log is a named pipe": (["replay", "{tmp}/pipe.jsonl"], "not a regular file"),
+    "session log is a device": (["replay", "/dev/zero"], "not a regular file"),
+    "session log over --max-bytes": (["replay", "{tmp}/big.jsonl", "--max-bytes", "100"],
+                                     "over the 100-byte limit"),
+    "--max-bytes not a number": (["replay", "x.jsonl", "--max-bytes", "lots"],
+                                 "argument --max-bytes: invalid whole number"),
+    "--max-turns negative": (["run", "--max-turns", "-1"],
+                             "argument --max-turns: must be at least 1, not -1"),
+    "--max-turns zero": (["run", "--max-turns", "0"], "must be at least 1, not 0"),
+    "serve --port out of range": (["serve", "--port", "70000"],
+                                  "argument --port: must be from 0 to 65535, not 70000"),
 }
 
 

@@ -106,7 +106,7 @@ def test_journal_torn_line_resumes_from_the_previous_request(tmp_path: Path) -> 
     point = resume_point(tmp_path)
     assert point.history == second and point.torn_lines == 1
     again = Journal(tmp_path)  # the next append cuts the torn tail off first
-    again.start_from(point.history)
+    again.start_from(point)
     again.sent([*second, MESSAGE])
     again.close()
     assert read_jsonl(tmp_path / JOURNAL).torn_lines == 0

@@ -40,7 +40,7 @@ def test_a_crash_before_linking_leaves_no_half_file(tmp_path: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    def crash(*args: object) -> None:
+    def crash(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt("process killed")
 
     monkeypatch.setattr(os, "link", crash)

@@ -9,7 +9,7 @@ from rich.console import Console
 from ..bench import SIZES, STAGES, TURNS, run_bench, show
 from ..bench.turns import MODEL
 from ..scenarios import ScenarioError, load
-from .common import UserError, print_json
+from .common import UserError, positive_int, print_json
 
 SUFFIXES = {"k": 1_000, "m": 1_000_000}
 MIN_SIZE = 5_000
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "when a target is missed.")
     parser.add_argument("--sizes", type=_sizes, default=list(SIZES),
                         help="context sizes in tokens (default 10K,50K,200K,1M)")
-    parser.add_argument("--turns", type=int, default=TURNS,
+    parser.add_argument("--turns", type=positive_int, default=TURNS,
                         help=f"measured turns per size; the median is reported (default {TURNS})")
     parser.add_argument("--stages", type=_stages, default=list(STAGES),
                         help="stages for the whole runs: 1-5, 2,5 or none (default 1-5)")

@@ -13,19 +13,20 @@ from ..report.compare import LARGE_WINDOW_MODEL
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
 from ..view import figures
-from .common import UserError, print_json
+from .common import UserError, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("cachecost", help="the cache cost of compacting now or later, "
                                               "and the cold-cache argument (§6.5–6.7)")
     parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
-    parser.add_argument("--turns", type=int, default=8, help="turns run before deciding")
+    parser.add_argument("--turns", type=positive_int, default=8, help="turns run before deciding")
     parser.add_argument("--model", default=LARGE_WINDOW_MODEL,
                         help=f"model and price table (default {LARGE_WINDOW_MODEL})")
     parser.add_argument("--kind", choices=KINDS, default="clear",
                         help="compaction: clear old results (no model call) or a summary")
-    parser.add_argument("--pause-at", type=int, default=3, help="turn the pause comes before")
+    parser.add_argument("--pause-at", type=positive_int, default=3,
+                        help="turn the pause comes before")
     parser.add_argument("--pause-min", type=float, default=61.0, help="pause length, minutes")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)

@@ -1,4 +1,4 @@
-"""What subcommands share: the user-error type and JSON output."""
+"""What subcommands share: the user-error type, number arguments and JSON output."""
 
 from __future__ import annotations
 
@@ -28,3 +28,20 @@ def option(text: str) -> tuple[str, Any]:
         return key, json.loads(value)
     except ValueError:
         return key, value
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number ≥ 1 (a usage error otherwise)."""
+    return bounded_int(text, 1)
+
+
+def bounded_int(text: str, low: int, high: int | None = None) -> int:
+    """A whole number in ``low``..``high``; argparse reports anything else as a usage error."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid whole number: {text!r}") from None
+    if value < low or (high is not None and value > high):
+        span = f"from {low} to {high}" if high is not None else f"at least {low}"
+        raise argparse.ArgumentTypeError(f"must be {span}, not {value}")
+    return value

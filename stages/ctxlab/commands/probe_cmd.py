@@ -13,7 +13,7 @@ from ..beyond.summaries import VARIANTS, compare_summaries
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
 from ..view import compact_table, figures, fitted
-from .common import UserError, print_json
+from .common import UserError, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scenario", default="constraint", help="scenario (default constraint)")
     parser.add_argument("--after", default=None,
                         help="step id to stop after (default: the step before the last)")
-    parser.add_argument("--window", type=int, default=None,
+    parser.add_argument("--window", type=positive_int, default=None,
                         help="window the client-side variants compact for (default: the "
                              "history plus 15,000 tokens)")
     parser.add_argument("--seed", type=int, default=0)

@@ -20,11 +20,12 @@ from rich.markup import escape
 from .. import models, use
 from ..replay import TranscriptError, replay_file
 from ..replay.discover import DiscoveryError, display_name, find_logs
+from ..replay.lines import MAX_BYTES
 from ..replay.view import overview, report_view
 from ..runner import load_stage
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, option, print_json
+from .common import UserError, option, positive_int, print_json
 
 
 def tokens(text: str) -> int:
@@ -65,6 +66,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="replay through the reference (default) or your workbook")
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="with --impl stages: other stages from the reference or yours")
+    parser.add_argument("--max-bytes", type=positive_int, default=MAX_BYTES, metavar="N",
+                        help="skip logs bigger than N bytes (default 256 MB)")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.set_defaults(run=run)
 
@@ -131,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     for path in progress(files, "replaying", console=errors):
         try:
             report = replay_file(path, stage, model=args.model, window=args.window,
-                                 whole_file=args.whole_file, options=options)
+                                 whole_file=args.whole_file, options=options,
+                                 max_bytes=args.max_bytes)
             report.file = display_name(path, args.paths)
             reports.append(report)
         except TranscriptError as error:

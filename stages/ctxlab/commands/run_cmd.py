@@ -16,13 +16,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from .. import models, runner, use
-from ..journal import JournalError, resume_point
+from ..journal import JournalError, resumable
 from ..scenarios import ScenarioError, load, names
 from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
+from ..tools.safe_path import UnsafePathError
 from ..view import Dashboard, explain_error, summary_view
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, option, print_json
+from .common import UserError, option, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,7 +45,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--set", dest="options", type=option, action="append", default=[],
                         metavar="KEY=VALUE", help="an option for the stage's make_layer, e.g. "
                                                   "--set rebuild=false on stage 4 (repeatable)")
-    parser.add_argument("--max-turns", type=int, help="stop after this many turns")
+    parser.add_argument("--max-turns", type=positive_int, metavar="N",
+                        help="stop after N turns (N ≥ 1; default: 3 per scenario step + 20)")
     parser.add_argument("--live", action="store_true",
                         help="use the real API (needs ANTHROPIC_API_KEY; costs money); its "
                              "commands run on this machine, so run_command runs only "
@@ -76,7 +78,7 @@ def _stage(args: argparse.Namespace) -> int | None:
     return stage
 
 
-def _check_workspace(args: argparse.Namespace) -> None:
+def _check_workspace(args: argparse.Namespace, stage: int | None) -> None:
     if args.allow_any_command and not args.live:
         raise UserError("--allow-any-command only applies to --live runs")
     if args.resume and args.workspace is None:
@@ -84,8 +86,10 @@ def _check_workspace(args: argparse.Namespace) -> None:
     if args.workspace is None:
         return
     if args.resume:
+        header = {"stage": stage, "scenario": args.scenario,
+                  "model": args.model or load(args.scenario).model}
         try:
-            resume_point(args.workspace)
+            resumable(args.workspace, header)
         except JournalError as error:
             raise UserError(str(error)) from None
     elif args.workspace.exists() and (not args.workspace.is_dir()
@@ -121,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
-    _check_workspace(args)
+    _check_workspace(args, stage)
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     _check_options(stage, dict(args.options))
@@ -147,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
                             "grade` shows what is left; `ctxlab hint N.M` helps)") from None
-        except RuntimeError as error:
+        except (RuntimeError, JournalError, UnsafePathError) as error:
             raise UserError(str(error)) from None
         if log is not None:
             log.summary(result.summary)

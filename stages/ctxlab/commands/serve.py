@@ -11,7 +11,7 @@ from ..scenarios import ScenarioError
 from ..sim import Simulator
 from ..sim.faults import KINDS, parse_spec
 from ..sim.server import SimServer
-from .common import UserError
+from .common import UserError, bounded_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,7 +20,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Serve the offline Messages API. Point a client at it with "
                     "ANTHROPIC_BASE_URL=http://HOST:PORT (any API key is accepted).")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any)")
+    parser.add_argument("--port", type=lambda t: bounded_int(t, 0, 65535), default=8765,
+                        help="port, 0–65535 (default 8765; 0 = any free port)")
     parser.add_argument("--scenario", help="answer as this scenario's agent (the client runs "
                                            "the tools); default: an echo model")
     parser.add_argument("--seed", type=int, default=0, help="the agent's seed (default 0)")

@@ -25,6 +25,7 @@ never imports a stage: the folder names are the stages' conventions, which the s
 relies on as well.
 """
 
+from .checksums import CHECKSUMS, verify, write_offloaded
 from .manifest import (
     IN_CONTEXT,
     IN_SUMMARY,
@@ -43,7 +44,7 @@ from .tracker import UNREPORTED, Tracker
 from .view import View, result_text, summary_core
 
 __all__ = [
-    "IN_CONTEXT", "IN_SUMMARY", "KINDS", "NOWHERE", "OFFLOAD_DIR", "ON_DISK", "STATUSES",
-    "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "Tracker", "View", "manifest",
-    "result_text", "summary_core", "user_texts",
+    "CHECKSUMS", "IN_CONTEXT", "IN_SUMMARY", "KINDS", "NOWHERE", "OFFLOAD_DIR", "ON_DISK",
+    "STATUSES", "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "Tracker", "View", "manifest",
+    "result_text", "summary_core", "user_texts", "verify", "write_offloaded",
 ]

@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from ..telemetry import read_records
-from ..tools import ToolError
+from ..tools import ToolError, safe_path
 from ..tools.sandbox import resolve_inside
+from .checksums import problem, recorded
 from .view import Messages, View, blocks_of, image_key, images_in, result_text
 
 IN_CONTEXT, IN_SUMMARY, ON_DISK, NOWHERE = "in context", "in summary", "on disk", "nowhere"
@@ -94,8 +95,24 @@ def _read(path: Path) -> str | None:
 
 
 def _archive(root: Path) -> Messages:
-    """The archived transcript's messages; torn or foreign lines are skipped."""
-    return [m for m in read_records(root / TRANSCRIPT) if "role" in m]
+    """The archived transcript's messages; torn or foreign lines are skipped (and reported)."""
+    return [m for m in read_records(root / TRANSCRIPT, root=root) if "role" in m]
+
+
+def _offloaded(root: Path, tool_id: str, raw: str, sums: dict[str, str]) -> tuple[bool, str]:
+    """Whether the offloaded file of ``tool_id`` holds ``raw`` in full (read without following
+    a link, its checksum as recorded at write time), else what went wrong with it ("" when
+    there never was one)."""
+    relative = (OFFLOAD_DIR / f"{tool_id}.txt").as_posix()
+    if relative in sums and (why := problem(root, relative, sums[relative])) is not None:
+        return False, f"offloaded file {why}"
+    try:
+        data = safe_path.read_bytes(root / relative, root=root)
+    except FileNotFoundError:
+        return False, ""
+    except (OSError, ValueError):
+        return False, "offloaded file not readable without following a link"
+    return data.decode("utf-8", errors="replace") == raw, ""
 
 
 def _workspace_file(root: Path, path: str) -> Path | None:
@@ -110,6 +127,7 @@ def manifest(original: Messages, final: Messages, root: Path, *,
              summaries: Iterable[str] = (), why: dict[str, str] | None = None) -> LossManifest:
     """Where every tool call, file, user message and image of ``original`` lives now."""
     why = why or {}
+    sums = recorded(root)
     now = View(final, summaries)
     archived = View(_archive(root))
     items: list[Item] = []
@@ -123,19 +141,21 @@ def manifest(original: Messages, final: Messages, root: Path, *,
         label = " ".join(str(v) for v in tool_input.values())[:80]
         main = str(next(iter(tool_input.values()), ""))
         raw = results.get(tool_id)
-        offloaded = root / OFFLOAD_DIR / f"{tool_id}.txt"
+        stored, broken = (False, "") if raw is None else _offloaded(root, tool_id, raw, sums)
         if raw is None or now.results.get(tool_id) == raw:
             status, where = IN_CONTEXT, ""
-        elif offloaded.is_file() and _read(offloaded) == raw:
-            status, where = ON_DISK, OFFLOAD_DIR.joinpath(offloaded.name).as_posix()
+        elif stored:
+            status, where = ON_DISK, (OFFLOAD_DIR / f"{tool_id}.txt").as_posix()
         elif archived.results.get(tool_id) == raw:
             status, where = ON_DISK, TRANSCRIPT.as_posix()
         elif now.summarizes(main):
             status, where = IN_SUMMARY, ""
         else:
             status, where = NOWHERE, ""
-        items.append(Item("tool_use", tool_id, status, where,
-                          "" if status == IN_CONTEXT else why.get(f"tool_use:{tool_id}", ""),
+        reason = "" if status == IN_CONTEXT else why.get(f"tool_use:{tool_id}", "")
+        if broken and status == NOWHERE:
+            reason = f"{reason} ({broken})" if reason else broken
+        items.append(Item("tool_use", tool_id, status, where, reason,
                           f"{call.get('name')} {label}".strip()))
     for path, tool_id in last_call.items():
         target = _workspace_file(root, path)

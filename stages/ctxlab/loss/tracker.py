@@ -68,6 +68,18 @@ class Tracker:
         for message in self.original:
             self._units.add(message["role"], blocks_of(message))
 
+    @classmethod
+    def resumed(cls, original: Messages, history: Messages, summaries: list[str],
+                why: dict[str, str]) -> Tracker:
+        """The tracker of a run resumed from its journal: ``original`` is what had entered the
+        context, ``history`` the last request sent, ``summaries`` and ``why`` as they were."""
+        tracker = cls(original)
+        tracker.summaries = list(summaries)
+        tracker.why = dict(why)
+        tracker._shown = tracker._units.shown(View(history, tracker.summaries))
+        tracker.last_sent = list(history)
+        return tracker
+
     def _user_message(self) -> dict[str, Any]:
         if self.original[-1]["role"] != "user":
             self.original.append({"role": "user", "content": []})

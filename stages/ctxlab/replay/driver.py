@@ -19,6 +19,7 @@ from typing import Any
 import anthropic
 from anthropic.types import Usage
 
+from ctxlab.loss import CHECKSUMS
 from ctxlab.session import ContextLayer
 
 from .bill import Bill
@@ -72,7 +73,8 @@ class Replay:
         self.report.final_messages = len(live)
         root = self.session.workspace
         self.report.disk = {p.relative_to(root).as_posix(): p.stat().st_size
-                            for p in sorted(root.rglob("*")) if p.is_file()}
+                            for p in sorted(root.rglob("*"))
+                            if p.is_file() and p != root / CHECKSUMS}  # not the bench's checksums
         return self.report
 
     def _now(self) -> float:

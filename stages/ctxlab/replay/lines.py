@@ -4,15 +4,21 @@ A session log is JSONL, appended as the session runs: ``~/.claude/projects/<proj
 <session>.jsonl``. Real files hold lines that are not JSON — ``//`` comment lines in published
 excerpts, lines cut short by a redaction regex — so a line that does not parse is counted and
 skipped, never fatal. Lines are split on ``\\n`` only: ``str.splitlines()`` would also split on
-U+2028 and U+0085, which JSON allows raw inside strings.
+U+2028 and U+0085, which JSON allows raw inside strings. Only regular files are read (a named
+pipe would hang the reader, ``/dev/zero`` would fill the memory), and only up to ``MAX_BYTES``
+(256 MB, far above a real session; ``ctxlab replay --max-bytes`` changes it).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+MAX_BYTES = 256 * 1024 * 1024
 
 
 class TranscriptError(ValueError):
@@ -65,14 +71,37 @@ def parse_lines(text: str) -> ReadResult:
     return result
 
 
-def read_lines(path: Path) -> ReadResult:
-    """``parse_lines`` of a file; ``TranscriptError`` when it cannot be read as text."""
-    if path.is_dir():
-        raise TranscriptError("is a directory, not a session log")
+def check_file(path: Path, max_bytes: int = MAX_BYTES) -> int:
+    """The size of ``path``; ``TranscriptError`` unless it is a regular file of at most
+    ``max_bytes`` bytes."""
     try:
-        raw = path.read_bytes()
+        info = os.stat(path)
     except OSError as error:
         raise TranscriptError(f"cannot be read: {error.strerror or error}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise TranscriptError("is a directory, not a session log")
+    if not stat.S_ISREG(info.st_mode):
+        raise TranscriptError("is not a regular file (a named pipe, a device, a socket), "
+                              "not a session log")
+    if info.st_size > max_bytes:
+        raise TranscriptError(f"is {info.st_size:,} bytes, over the {max_bytes:,}-byte limit "
+                              "(--max-bytes raises it)")
+    return info.st_size
+
+
+def read_lines(path: Path, max_bytes: int = MAX_BYTES) -> ReadResult:
+    """``parse_lines`` of a file; ``TranscriptError`` when it cannot be read as text."""
+    check_file(path, max_bytes)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # swapped for a pipe since: no hang
+        with os.fdopen(fd, "rb") as stream:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise TranscriptError("is not a regular file, not a session log")
+            raw = stream.read(max_bytes + 1)
+    except OSError as error:
+        raise TranscriptError(f"cannot be read: {error.strerror or error}") from None
+    if len(raw) > max_bytes:
+        raise TranscriptError(f"grew over the {max_bytes:,}-byte limit while it was read")
     if b"\x00" in raw[:4096]:
         raise TranscriptError("is a binary file, not a JSONL session log")
     return parse_lines(raw.decode("utf-8", errors="replace"))

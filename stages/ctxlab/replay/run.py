@@ -17,6 +17,7 @@ from ctxlab import models
 from ctxlab.runner import load_stage
 
 from .driver import Replay
+from .lines import MAX_BYTES
 from .report import ReplayReport
 from .select import Boundary
 from .transcript import load_transcript
@@ -60,13 +61,15 @@ def session_window(model: str, recorded: str | None, boundaries: list[Boundary],
 
 def replay_file(path: str | Path, stage: int, *, model: str | None = None,
                 window: int | None = None, whole_file: bool = False,
-                options: dict[str, Any] | None = None) -> ReplayReport:
-    """Replay the session log at ``path`` through stage ``stage``'s context layer."""
-    transcript = load_transcript(path, whole_file=whole_file)
+                options: dict[str, Any] | None = None,
+                max_bytes: int = MAX_BYTES) -> ReplayReport:
+    """Replay the session log at ``path`` (at most ``max_bytes`` long) through stage
+    ``stage``'s context layer."""
+    transcript = load_transcript(path, whole_file=whole_file, max_bytes=max_bytes)
     recorded = transcript.report.model
     model_id, note = choose_model(model, recorded)
     size, why = session_window(model_id, recorded, transcript.report.boundaries, window)
     layer = load_stage(stage).make_layer(**(options or {}))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
         return Replay(transcript, layer, stage=stage, model=model_id, model_note=note,
-                      workspace=Path(folder), window=size, window_note=why).run()
+                      workspace=Path(folder).resolve(), window=size, window_note=why).run()

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from .builder import Builder, Recorded
-from .lines import TranscriptError, read_lines
+from .lines import MAX_BYTES, TranscriptError, read_lines
 from .select import Boundary, select
 
 Messages = list[dict[str, Any]]
@@ -104,10 +104,11 @@ class Transcript:
         return recorded.usage if recorded is not None and _usage_known(recorded) else None
 
 
-def load_transcript(path: str | Path, *, whole_file: bool = False) -> Transcript:
+def load_transcript(path: str | Path, *, whole_file: bool = False,
+                    max_bytes: int = MAX_BYTES) -> Transcript:
     """Import one session log; ``TranscriptError`` when it holds no conversation at all."""
     path = Path(path)
-    read = read_lines(path)
+    read = read_lines(path, max_bytes)
     chosen = select(read.entries, whole_file=whole_file)
     builder = Builder()
     for entry in chosen.entries:

@@ -74,7 +74,8 @@ class Simulator:
     # the reliability lessons, §9.6); the real API always honours it.
     ignore_tool_choice: bool = False
 
-    def handle(self, method: str, path: str, headers: dict[str, str], body: bytes) -> SimResponse:
+    def handle(self, method: str, path: str, headers: dict[str, str],
+               body: bytes | dict[str, Any]) -> SimResponse:
         """Answer one HTTP request; a client's mistake is a 4xx, never an exception."""
         headers = {k.lower(): v for k, v in headers.items()}
         request_id = f"req_sim{len(self.calls) + 1:012d}"
@@ -91,8 +92,12 @@ class Simulator:
                 raise APIError(400, wording.MISSING_VERSION)
             if listing:
                 return self._answer(route, request_id, catalog.answer(route, query))
-            payload = _json(body)
-            guard.check(body, payload)
+            if isinstance(body, guard.ParsedBody):  # parsed by the server, outside its lock
+                payload = body.payload
+                guard.check(payload, body.escapes)
+            else:
+                payload = _json(body)
+                guard.check(payload, guard.has_escapes(body))
             count_only = route.endswith("count_tokens")
             req = parse(payload, headers, count_only=count_only)
             fault = self.faults.next_fault(req)

@@ -8,7 +8,9 @@ before anything else reads the body; the API's own texts for them are unknown (o
 
 from __future__ import annotations
 
+import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from . import wording
@@ -18,9 +20,32 @@ MAX_DEPTH = 128  # a common JSON parser default (serde_json); the API's figure i
 _SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
 
 
-def check(body: bytes, payload: Any) -> None:
-    """Raise a 400 for a lone surrogate in any string or nesting deeper than ``MAX_DEPTH``."""
-    strings = _SURROGATE_ESCAPE.search(body) is not None
+@dataclass(frozen=True)
+class ParsedBody:
+    """A request body parsed before the simulator's lock is taken (by the server), with the
+    one thing ``check`` needs of its bytes: whether they hold a surrogate escape."""
+
+    payload: dict[str, Any]
+    escapes: bool
+
+    @classmethod
+    def of(cls, body: bytes) -> ParsedBody | None:
+        """The parsed body, or None when it is not a JSON object (the engine says why)."""
+        try:
+            parsed = json.loads(body) if body else None
+        except (ValueError, RecursionError):
+            return None
+        return cls(parsed, has_escapes(body)) if isinstance(parsed, dict) else None
+
+
+def has_escapes(body: bytes) -> bool:
+    """Whether the raw body escapes a surrogate anywhere (only then are strings checked)."""
+    return _SURROGATE_ESCAPE.search(body) is not None
+
+
+def check(payload: Any, strings: bool) -> None:
+    """Raise a 400 for a lone surrogate in any string (looked for only when ``strings``: the
+    raw body escaped one) or nesting deeper than ``MAX_DEPTH``."""
     pending: list[tuple[Any, str, int]] = [(payload, "", 1)]
     while pending:
         value, path, depth = pending.pop()

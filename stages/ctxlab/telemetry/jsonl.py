@@ -2,16 +2,26 @@
 
 The writer appends, flushes and fsyncs after every record, so a crash can at worst leave the
 last line half-written; the reader skips (and counts) such a torn tail instead of failing.
+Every file is opened through ``ctxlab.tools.safe_path``: never through a symlink, never a file
+with a second hard link. ``root`` is the folder the walk trusts (default: none, from ``/``).
+Lenient readers (``read_records``) report each line they skip as a warning of the ``ctxlab``
+logger, once per file and line.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+from ctxlab.tools import safe_path
+
+log = logging.getLogger("ctxlab")
+_reported: set[tuple[str, int, str]] = set()
 
 
 class JsonlWriter:
@@ -20,11 +30,12 @@ class JsonlWriter:
     A torn tail left by an earlier crash is cut off on open, so new lines never fuse with it.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, ensure_ascii: bool = False) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, ensure_ascii: bool = False,
+                 root: Path | None = None) -> None:
         self.path = Path(path)
         self.ensure_ascii = ensure_ascii
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("a+b")
+        fd = safe_path.open_file(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, root=root)
+        self._file = os.fdopen(fd, "a+b")
         self._drop_torn_tail()
 
     def _drop_torn_tail(self) -> None:
@@ -52,7 +63,7 @@ class JsonlWriter:
 
 
 def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
-                 ensure_ascii: bool = False) -> Path:
+                 ensure_ascii: bool = False, root: Path | None = None) -> Path:
     """Append ``records`` in one write and one fsync; returns the path.
 
     Strictly append-only: earlier bytes are never rewritten. A torn last line left by a crash
@@ -60,9 +71,8 @@ def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
     them.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     data = "".join(json.dumps(r, ensure_ascii=ensure_ascii) + "\n" for r in records).encode()
-    fd = os.open(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = safe_path.open_file(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, root=root)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":
@@ -76,23 +86,45 @@ def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
     return target
 
 
-def read_records(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every JSON object of a log, in order; lines that do not parse (torn) are skipped.
+def read_records(path: str | os.PathLike[str], *,
+                 root: Path | None = None) -> list[dict[str, Any]]:
+    """Every JSON object of a log, in order; lines that do not parse are skipped and reported.
 
-    Lenient on purpose, for logs whose readers must survive any crash: a missing file is empty.
+    Lenient on purpose, for logs whose readers must survive any crash: a missing file is empty,
+    and so is one that cannot be read without following a link (reported too).
     """
     target = Path(path)
-    if not target.exists():
+    if not os.path.lexists(target):
+        return []
+    try:
+        data = safe_path.read_bytes(target, root=root)
+    except (OSError, ValueError) as error:
+        _report(target, 0, f"{target}: not read ({error}); treated as empty")
         return []
     found = []
-    for line in target.read_text(encoding="utf-8", errors="replace").split("\n"):
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    for number, line in enumerate(lines, 1):
         try:
             record = json.loads(line)
         except ValueError:
+            if line.strip():
+                torn = number == len(lines)
+                _report(target, number, f"{target}: line {number} is "
+                        f"{'a torn last line' if torn else 'not valid JSON'}; skipped")
             continue
         if isinstance(record, dict):
             found.append(record)
+        else:
+            _report(target, number, f"{target}: line {number} is not a JSON object; skipped")
     return found
+
+
+def _report(path: Path, line: int, message: str) -> None:
+    """Warn about one skipped line (or an unreadable file, ``line`` 0), once."""
+    key = (str(path), line, message)
+    if key not in _reported:
+        _reported.add(key)
+        log.warning("warning: %s", message)
 
 
 @dataclass
@@ -103,12 +135,12 @@ class JsonlContents:
     torn_lines: int = 0
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> JsonlContents:
+def read_jsonl(path: str | os.PathLike[str], *, root: Path | None = None) -> JsonlContents:
     """Read every record of a JSONL file; a torn last line is skipped and counted.
 
     A line that does not parse anywhere else is real corruption and raises ``ValueError``.
     """
-    lines = Path(path).read_bytes().split(b"\n")
+    lines = safe_path.read_bytes(path, root=root).split(b"\n")
     contents = JsonlContents()
     last = len(lines)
     for number, line in enumerate(lines, start=1):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 
 from ctxlab.telemetry.jsonl import JsonlWriter, read_jsonl
@@ -15,7 +16,8 @@ class SessionLog:
     """Write one run's telemetry as JSON Lines, each line durable as soon as it is written."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
-        self._writer = JsonlWriter(path)
+        folder = Path(path).absolute().parent.resolve()  # the user chose it: trusted
+        self._writer = JsonlWriter(folder / Path(path).name, root=folder)
         self.path = self._writer.path
 
     def turn(self, record: TurnRecord) -> None:
@@ -48,7 +50,8 @@ class Session:
 
 def load_session(path: str | os.PathLike[str]) -> Session:
     """Read a session log written by :class:`SessionLog`."""
-    contents = read_jsonl(path)
+    folder = Path(path).absolute().parent.resolve()
+    contents = read_jsonl(folder / Path(path).name, root=folder)
     session = Session(torn_lines=contents.torn_lines)
     for record in contents.records:
         if record.get("type") == "turn":

@@ -1,10 +1,12 @@
 """The ``run_command`` tool: one program, no shell, inside the workspace (DESIGN §2).
 
 The program runs with the workspace root as working directory and HOME, a scrubbed environment
-(nothing from the parent process, so no ``ANTHROPIC_API_KEY``), and a timeout after which its
-whole process group is killed. Output (stdout and stderr together) is read incrementally and
-only the first ``cap`` bytes are kept, so a command that prints 10 MB costs ``cap`` bytes of
-memory. Output containing NUL bytes is reported as binary instead of being dumped.
+(nothing from the parent process, so no ``ANTHROPIC_API_KEY``), under ``reaper`` (a child
+subreaper on Linux): when the program exits, every process it started is killed, and at the
+timeout all of them are, even those that moved to a new session. Output (stdout and stderr
+together) is read incrementally and only the first ``cap`` bytes are kept, so a command that
+prints 10 MB costs ``cap`` bytes of memory. Output containing NUL bytes is reported as binary
+instead of being dumped.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,6 +28,8 @@ from ctxlab.tools.sandbox import check_allowed, split_command
 
 _CHUNK = 65_536
 _SAFE_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
+_REAPER = Path(__file__).with_name("reaper.py")
+_GRACE = 2.0  # seconds the reaper gets to kill what it holds before its group is SIGKILLed
 
 
 def safe_env(root: Path) -> dict[str, str]:
@@ -71,18 +76,20 @@ def run_command(root: Path, command: str, *, timeout: float, cap: int,
 
 def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Captured:
     """Run ``argv`` with the sandbox environment, keeping at most ``cap`` bytes of output."""
+    env = safe_env(root)
+    program = str(root / argv[0]) if "/" in argv[0] else shutil.which(argv[0], path=env["PATH"])
+    if program is None or not os.access(program, os.X_OK) or os.path.isdir(program):
+        raise ToolError(f"command not found: {argv[0]!r}")
     try:
         proc = subprocess.Popen(
-            argv,
+            [sys.executable, "-I", "-S", str(_REAPER), *argv],
             cwd=root,
-            env=safe_env(root),
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-    except FileNotFoundError:
-        raise ToolError(f"command not found: {argv[0]!r}") from None
     except OSError as exc:
         raise ToolError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
     assert proc.stdout is not None
@@ -112,7 +119,7 @@ def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Capture
             return Captured(bytes(kept), dropped, exit_code, timed_out=False)
         except subprocess.TimeoutExpired:
             pass  # output closed but the process is still running
-    _kill_group(proc)  # before reaping, so the group id cannot have been reused
+    _stop(proc)
     return Captured(bytes(kept), dropped, proc.wait(), timed_out=True)
 
 
@@ -126,6 +133,13 @@ def render_output(captured: Captured, cap: int) -> str:
     return text
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
-        os.killpg(proc.pid, signal.SIGKILL)
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ask the reaper to kill everything below it; if it does not end in time, kill its
+    process group (before reaping it, so the group id cannot have been reused)."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=_GRACE)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
+            os.killpg(proc.pid, signal.SIGKILL)

@@ -4,13 +4,16 @@
 job of the stages (offload, §3.2), and ``read_file`` is the channel through which the model gets
 an offloaded result back. So offloaded files must be stored inside the workspace, where this
 tool can reach them ("external storage must be reachable by the model with its own tools").
-Only files above ``MAX_READ_BYTES`` are refused. Every path goes through ``resolve_inside``.
+Only files above ``MAX_READ_BYTES`` are refused. Every path goes through ``resolve_inside``;
+writes also go through ``safe_path``, so they never follow a link, even one that stays inside.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
+from ctxlab.tools import safe_path
 from ctxlab.tools.results import ToolError
 from ctxlab.tools.sandbox import resolve_inside
 
@@ -38,8 +41,7 @@ def write_file(root: Path, path: str, content: str) -> str:
     if target.is_dir():
         raise ToolError(f"{path} is a directory")
     data = content.encode("utf-8")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
+    safe_path.write_bytes(os.path.normpath(path), data, root=root)
     return f"wrote {len(data)} bytes to {path}"
 
 
@@ -60,7 +62,7 @@ def edit_file(root: Path, path: str, old: str, new: str) -> str:
             f"'old' occurs {count} times in {path}; include more surrounding text so that "
             "it matches exactly once"
         )
-    target.write_bytes(text.replace(old, new, 1).encode("utf-8"))
+    safe_path.write_bytes(os.path.normpath(path), text.replace(old, new, 1).encode(), root=root)
     return f"edited {path}: replaced 1 occurrence"
 
 

@@ -1,9 +1,12 @@
 """Guards that keep tool calls inside the workspace (DESIGN §2, `ctxlab.tools`).
 
 Paths may not leave the workspace root: absolute paths, ``..`` escapes and symlinks (also
-symlinked parent directories) that resolve outside are refused. A command must be one program
-with its arguments: no shell runs it, so pipes, chaining, redirection and substitution are
-refused instead of being passed on as odd literal arguments.
+symlinked parent directories) that resolve outside are refused, and so is a file with a second
+hard link (its bytes may be a file anywhere). A command must be one program with its arguments:
+no shell runs it, so pipes, chaining, redirection and substitution are refused instead of being
+passed on as odd literal arguments. Every path-like piece of an argument is checked: the word,
+what follows ``=`` ``:`` or ``@`` in it, and the value glued to a short option (``-f/etc/x``);
+``reach`` adds what a program reaches by itself (folders it walks, lists of names it reads).
 
 In live mode (a real model choosing the commands) a command must also start with a program of
 ``LIVE_ALLOWED_PROGRAMS``, named bare (no path): any other is refused unless the user confirmed
@@ -17,9 +20,11 @@ from __future__ import annotations
 
 import os
 import shlex
+import stat
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
+from ctxlab.tools.reach import check_reach, leads_out
 from ctxlab.tools.results import ToolError
 
 LIVE_ALLOWED_PROGRAMS = frozenset({"python3", "python", "pytest", "cat", "ls", "grep", "head",
@@ -65,7 +70,18 @@ def resolve_inside(root: Path, path: str) -> Path:
     real = _real_path(root / path)
     if not real.is_relative_to(root):
         raise ToolError(f"the path {path!r} leads outside the workspace through a symlink")
+    if _hard_linked(real):
+        raise ToolError(f"the path {path!r} is a file with a second hard link, which may lead "
+                        "outside the workspace; it is not used")
     return real
+
+
+def _hard_linked(path: Path) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
 def split_command(command: str, root: Path) -> list[str]:
@@ -85,8 +101,10 @@ def split_command(command: str, root: Path) -> list[str]:
         argv = shlex.split(command)
     except ValueError as exc:
         raise ToolError(f"cannot parse the command: {exc}") from None
+    folders: list[Path] = []
     for word in argv:
-        _check_word(root, word)
+        folders += _check_word(root, word)
+    check_reach(root, argv, folders, lambda name, shown: _check_candidate(root, name, shown))
     return argv
 
 
@@ -115,19 +133,49 @@ def find_shell_operator(command: str) -> str | None:
     return None
 
 
-def _check_word(root: Path, word: str) -> None:
-    """Refuse an argument that names a path outside the workspace."""
-    candidates = [word]
-    if word.startswith("-") and "=" in word:  # --option=/some/path
-        candidates.append(word.split("=", 1)[1])
-    for candidate in candidates:
-        pure = PurePosixPath(candidate)
-        names_path = pure.is_absolute() or ".." in pure.parts or _lexists(root / candidate)
-        if names_path and not is_inside(root, root / candidate):
-            raise ToolError(
-                f"the argument {word!r} points outside the workspace; commands may only "
-                "name files inside it (run programs by name, they are found on PATH)"
-            )
+_GLUE = "=:@,"  # what may join a path to the rest of an argument (if=/x, file:/x, @/x)
+
+
+def candidates(word: str) -> list[str]:
+    """The pieces of ``word`` that a program might open as a path."""
+    found = [word]
+    found += [word[i + 1:] for i, ch in enumerate(word) if ch in _GLUE]
+    if word.startswith("-") and not word.startswith("--"):
+        found += [word[i:] for i in range(2, len(word))]  # -f/etc/passwd, -rf../x
+    return [c for c in dict.fromkeys(found) if c]
+
+
+def _check_word(root: Path, word: str) -> list[Path]:
+    """Refuse an argument that names a path outside the workspace; the folders it names."""
+    folders = []
+    for candidate in candidates(word):
+        real = _check_candidate(root, candidate, word)
+        if real is not None and real.is_dir():
+            folders.append(real)
+    return folders
+
+
+def _check_candidate(root: Path, candidate: str, word: str) -> Path | None:
+    """The real path ``candidate`` names when it exists (or escapes); refused when outside."""
+    pure = PurePosixPath(candidate)
+    names_path = pure.is_absolute() or ".." in pure.parts or _lexists(root / candidate)
+    if not names_path:
+        return None
+    real = _real_path(root / candidate)
+    if not real.is_relative_to(root) or leads_out(root, real, _lstat(real)):
+        raise ToolError(
+            f"the argument {word!r} points outside the workspace; commands may only "
+            "name files inside it (run programs by name, they are found on PATH; a value "
+            "glued to an option is checked as a path too, so pass it as its own word)"
+        )
+    return real
+
+
+def _lstat(path: Path) -> os.stat_result:
+    try:
+        return os.lstat(path)
+    except OSError:
+        return os.stat_result((stat.S_IFREG, 0, 0, 1, 0, 0, 0, 0, 0, 0))  # missing: harmless
 
 
 def _lexists(path: Path) -> bool:

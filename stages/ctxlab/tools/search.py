@@ -1,8 +1,9 @@
 """The ``search_docs`` tool: a case-insensitive line search over the workspace's ``docs/``.
 
 It plays an MCP-like tool that the stages do not know by name, so it exercises microcompact's
-"unknown tool" tier (DESIGN §2, §4). Files whose real path leaves the workspace and binary files
-are skipped; at most ``MAX_MATCHES`` lines are listed.
+"unknown tool" tier (DESIGN §2, §4). Files whose real path leaves the workspace, files with a
+second hard link (their bytes may be a file anywhere) and binary files are skipped; at most
+``MAX_MATCHES`` lines are listed.
 """
 
 from __future__ import annotations
@@ -50,6 +51,6 @@ def _doc_files(root: Path) -> list[Path]:
         dirs.sort()
         for name in sorted(names):
             path = Path(folder) / name
-            if path.is_file() and is_inside(root, path):
+            if path.is_file() and is_inside(root, path) and path.stat().st_nlink == 1:
                 files.append(path)
     return files

@@ -13,11 +13,14 @@ import tempfile
 from pathlib import Path
 from types import TracebackType
 
+SESSION_DIR = ".ctxlab-session"  # the run's own logs: journal, decisions, checksums
+
 
 class Workspace:
     """A copy of ``source`` in a new temporary directory, or in ``target`` when given.
 
-    ``target`` must be missing or empty; it is removed by ``cleanup()`` like a temporary one.
+    ``target`` must be missing or empty (apart from the run's ``.ctxlab-session`` folder, which
+    ``ctxlab.journal.begin`` writes first); it is removed by ``cleanup()`` like a temporary one.
     """
 
     def __init__(
@@ -32,7 +35,7 @@ class Workspace:
             dest = Path(tempfile.mkdtemp(prefix=f"ctxlab-{src.name}-"))
         else:
             dest = Path(target)
-            if dest.exists() and any(dest.iterdir()):
+            if dest.exists() and any(p.name != SESSION_DIR for p in dest.iterdir()):
                 raise FileExistsError(f"workspace target is not empty: {dest}")
         shutil.copytree(src, dest, symlinks=True, dirs_exist_ok=True)
         self.source = src

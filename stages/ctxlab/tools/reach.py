@@ -1,0 +1,114 @@
+"""What a command can reach besides its arguments: folders it walks, lists of names it reads.
+
+Checking each argument is not enough when a program follows links by itself: ``grep -R`` and
+``ls -RL`` descend through a symlinked folder that points out, ``wc --files0-from=list`` opens
+every name written in ``list``. So the sandbox also refuses:
+
+- a command that may walk folders (``find``, a recursive or dereferencing option such as
+  ``-r``, ``-R``, ``-L``, ``-H``, ``--recursive``, ``--dereference…``, ``-d recurse``,
+  ``--directories=recurse``, ``-follow``) while a folder it would walk — each folder argument,
+  or the workspace root when it names no existing path — holds a link that leads out: a
+  symlink whose target is outside the workspace (dangling ones included: a write through them
+  lands outside) or a file with a second hard link (its bytes may be a file anywhere);
+- a list of names (``--files0-from=F``, ``--files-from=F``) holding a name that leads out.
+
+Guard rails against a model's mistakes, not a security boundary (see ``sandbox``).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ctxlab.tools.results import ToolError
+
+_WALKING_PROGRAMS = frozenset({"find"})
+_WALKING_LONG = ("--recursive", "--dereference", "--directories=recurse", "--follow", "-follow")
+_WALKING_SHORT = frozenset("rRLH")
+_NAME_LISTS = ("--files0-from", "--files-from")
+_MAX_LIST_BYTES = 1_000_000
+_MAX_ENTRIES = 100_000
+
+
+def leads_out(root: Path, path: Path, info: os.stat_result) -> bool:
+    """Whether the entry ``path`` (``lstat`` ``info``) is a link that leads out of ``root``."""
+    if stat.S_ISLNK(info.st_mode):
+        return not Path(os.path.realpath(path)).is_relative_to(root)
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
+
+def links_out(root: Path, folder: Path) -> Iterator[Path]:
+    """Every entry below ``folder`` (never following a link) that leads out of ``root``."""
+    pending, seen = [folder], 0
+    while pending:
+        try:
+            entries = list(os.scandir(pending.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > _MAX_ENTRIES:
+                raise ToolError(f"the workspace holds over {_MAX_ENTRIES} entries; a command "
+                                "that walks folders is not run in it")
+            info = entry.stat(follow_symlinks=False)
+            if leads_out(root, Path(entry.path), info):
+                yield Path(entry.path)
+            elif stat.S_ISDIR(info.st_mode):
+                pending.append(Path(entry.path))
+
+
+def walks(argv: list[str]) -> bool:
+    """Whether ``argv`` may descend into folders or follow links while it runs."""
+    if os.path.basename(argv[0]) in _WALKING_PROGRAMS:
+        return True
+    for word in argv[1:]:
+        if word == "--":
+            break
+        if word.startswith(_WALKING_LONG) or "recurse" in word:  # also grep's -d recurse
+            return True
+        if word.startswith("-") and not word.startswith("--") and _WALKING_SHORT & set(word):
+            return True
+    return False
+
+
+def check_reach(root: Path, argv: list[str], folders: list[Path],
+                check_path: Callable[[str, str], None]) -> None:
+    """Refuse ``argv`` when what it reaches beyond its arguments leads out (module docstring).
+
+    ``folders`` are the existing folders its arguments name; ``check_path(name, shown)`` is
+    the argument check, applied to each name of a name list.
+    """
+    if walks(argv):
+        for folder in folders or [root]:
+            link = next(links_out(root, folder), None)
+            if link is not None:
+                raise ToolError(
+                    f"{link.relative_to(root).as_posix()!r} is a link that leads outside the "
+                    f"workspace, and {argv[0]!r} with these options would follow it or walk "
+                    "the folder holding it; name the files to read instead")
+    for i, word in enumerate(argv):
+        for option in _NAME_LISTS:
+            if word == option and i + 1 < len(argv):
+                _check_list(root, argv[i + 1], word, check_path)
+            elif word.startswith(option + "="):
+                _check_list(root, word.split("=", 1)[1], word, check_path)
+
+
+def _check_list(root: Path, name: str, shown: str,
+                check_path: Callable[[str, str], None]) -> None:
+    """Every name in the list file ``name`` (NUL- or newline-separated) must stay inside."""
+    if name == "-":
+        return  # standard input: the sandbox gives commands an empty one
+    path = root / name
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(_MAX_LIST_BYTES + 1)
+    except OSError:
+        return  # the program will say it cannot read it
+    if len(data) > _MAX_LIST_BYTES:
+        raise ToolError(f"{shown!r}: the list of names is over {_MAX_LIST_BYTES} bytes")
+    for entry in data.replace(b"\0", b"\n").split(b"\n"):
+        if entry.strip():
+            check_path(entry.decode("utf-8", errors="replace"), shown)

@@ -1,0 +1,190 @@
+"""``ctxlab serve`` under hostile clients (issue 18): idle, slow, huge, rude.
+
+Each test starts its own ``SimServer`` with short limits on a free port and talks to it with raw
+sockets, the way a broken or malicious client would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from ctxlab.sim import Simulator
+from ctxlab.sim.server import MAX_BODY, TOO_LARGE, SimServer
+
+BODY = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 5,
+                   "messages": [{"role": "user", "content": "hi"}]}).encode()
+
+
+def _head(length: int, path: str = "/v1/messages") -> bytes:
+    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\ncontent-type: "
+            f"application/json\r\nContent-Length: {length}\r\n\r\n").encode()
+
+
+@pytest.fixture
+def log() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def server(log: list[str]) -> Iterator[SimServer]:
+    server = SimServer(Simulator(), log=log.append, read_timeout=0.5, request_deadline=1.5)
+    server.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def _connect(server: SimServer) -> socket.socket:
+    return socket.create_connection(server.server_address[:2], timeout=10)
+
+
+def _answer(conn: socket.socket) -> bytes:
+    chunks = []
+    while chunk := conn.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _closed_within(conn: socket.socket, seconds: float) -> bool:
+    conn.settimeout(seconds)
+    try:
+        while conn.recv(65536):
+            pass
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        return True
+    return True
+
+
+def test_an_idle_connection_is_closed(server: SimServer, log: list[str]) -> None:
+    with _connect(server) as conn:
+        started = time.monotonic()
+        assert _closed_within(conn, 5)
+        assert time.monotonic() - started < 3
+    assert any("timed out" in line or "closed" in line for line in log), log
+
+
+def test_a_client_that_trickles_its_request_is_closed(server: SimServer) -> None:
+    """One byte every 0.3 s never trips the per-read timeout; the request deadline does."""
+    with _connect(server) as conn:
+        conn.sendall(_head(len(BODY)))
+        started = time.monotonic()
+        closed = False
+        for byte in BODY:
+            try:
+                conn.sendall(bytes([byte]))
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.3)
+            if time.monotonic() - started > 4:
+                break
+        assert closed or _closed_within(conn, 1)
+        assert time.monotonic() - started < 4
+
+
+def test_a_body_over_32_mb_gets_the_apis_413_before_it_is_read(server: SimServer) -> None:
+    with _connect(server) as conn:
+        conn.sendall(_head(MAX_BODY + 1))
+        reply = _answer(conn)
+    assert reply.startswith(b"HTTP/1.1 413 ")
+    error = json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    assert error == {"type": "error", "error": {"type": "request_too_large",
+                                                "message": TOO_LARGE}}
+    assert TOO_LARGE == "Request exceeds the maximum allowed number of bytes."
+
+
+def test_a_slow_upload_does_not_hold_the_simulator(server: SimServer) -> None:
+    """A client half-way through a big body holds no lock: another client is answered."""
+    slow = _connect(server)
+    slow.sendall(_head(10_000_000) + b" " * 1_000_000)  # 1 MB of 10 sent, then silence
+    try:
+        with _connect(server) as conn:
+            started = time.monotonic()
+            conn.sendall(_head(len(BODY)) + BODY)
+            conn.settimeout(5)
+            first = conn.recv(65536)
+            assert first.startswith(b"HTTP/1.1 200 ")
+            assert time.monotonic() - started < 1.0
+    finally:
+        slow.close()
+
+
+def test_the_body_is_parsed_before_the_lock_is_taken(server: SimServer) -> None:
+    """The simulator gets the parsed request: the bytes are decoded outside its lock."""
+    seen: list[object] = []
+    original = server.sim.handle
+
+    def spy(method: str, path: str, headers: dict[str, str], body: object) -> object:
+        seen.append((type(body), server.lock.locked()))
+        return original(method, path, headers, body)  # type: ignore[arg-type]
+
+    server.sim.handle = spy  # type: ignore[method-assign]
+    with _connect(server) as conn:
+        conn.sendall(_head(len(BODY)) + BODY)
+        conn.settimeout(5)
+        assert conn.recv(65536).startswith(b"HTTP/1.1 200 ")
+    assert seen == [(dict, True)]
+
+
+def test_a_client_that_hangs_up_mid_request_is_one_quiet_line(
+        server: SimServer, log: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with _connect(server) as conn:
+        conn.sendall(_head(1000) + b"{\"model\":")
+    deadline = time.monotonic() + 3
+    while not any("closed the connection" in line for line in log):
+        assert time.monotonic() < deadline, log
+        time.sleep(0.05)
+    with _connect(server) as conn:  # and one that leaves before the answer
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        conn.sendall(_head(len(BODY)) + BODY)
+    time.sleep(0.5)
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err + captured.out
+    assert all("Traceback" not in line for line in log)
+
+
+@pytest.mark.parametrize("request_bytes", [
+    b"\x16\x03\x01\x02\x00MARKER-7f3e\r\n\r\n",                       # TLS to a plain port
+    b"GET /MARKER-7f3e\x1b[31m HTTP/1.1\r\nHost: x\r\n\r\n",           # escape codes in the path
+    b"MARKER-7f3e / HTTP/1.1\r\n\r\n",                                # a made-up method
+    b"POST /v1/messages HTTP/9.9 MARKER-7f3e\r\n\r\n",                 # a broken request line
+])
+def test_the_log_never_echoes_what_a_client_sent(server: SimServer, log: list[str],
+                                                 capsys: pytest.CaptureFixture[str],
+                                                 request_bytes: bytes) -> None:
+    with _connect(server) as conn:
+        conn.sendall(request_bytes)
+        conn.settimeout(3)
+        with contextlib.suppress(TimeoutError, ConnectionError):
+            _answer(conn)
+    time.sleep(0.1)
+    captured = capsys.readouterr()
+    shown = "\n".join(log) + captured.err + captured.out
+    assert log and "MARKER" not in shown and "\x1b" not in shown and "\x16" not in shown
+    assert "Traceback" not in shown
+
+
+def test_many_clients_at_once_are_all_answered(server: SimServer) -> None:
+    answers: list[bytes] = []
+
+    def one() -> None:
+        with _connect(server) as conn:
+            conn.sendall(_head(len(BODY)) + BODY)
+            conn.settimeout(10)
+            answers.append(conn.recv(65536)[:15])
+
+    threads = [threading.Thread(target=one) for _ in range(40)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(20)
+    assert answers == [b"HTTP/1.1 200 OK"] * 40
