@@ -16,6 +16,7 @@ from collections.abc import Iterator
 import pytest
 
 from ctxlab.sim import Simulator
+from ctxlab.sim.guard import ParsedBody
 from ctxlab.sim.server import MAX_BODY, TOO_LARGE, SimServer
 
 BODY = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 5,
@@ -23,8 +24,9 @@ BODY = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 5,
 
 
 def _head(length: int, path: str = "/v1/messages") -> bytes:
-    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\ncontent-type: "
-            f"application/json\r\nContent-Length: {length}\r\n\r\n").encode()
+    return (f"POST {path} HTTP/1.1\r\nHost: x\r\nx-api-key: k\r\nanthropic-version: "
+            f"2023-06-01\r\ncontent-type: application/json\r\nContent-Length: {length}"
+            "\r\n\r\n").encode()
 
 
 @pytest.fixture
@@ -132,7 +134,7 @@ def test_the_body_is_parsed_before_the_lock_is_taken(server: SimServer) -> None:
         conn.sendall(_head(len(BODY)) + BODY)
         conn.settimeout(5)
         assert conn.recv(65536).startswith(b"HTTP/1.1 200 ")
-    assert seen == [(dict, True)]
+    assert seen == [(ParsedBody, True)]
 
 
 def test_a_client_that_hangs_up_mid_request_is_one_quiet_line(
