@@ -32,6 +32,7 @@ from .ledger import Ledger
 from .microcompact import microcompact
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
+from .volatile import place
 from .zones import prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
@@ -45,12 +46,14 @@ class Pipeline:
     def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
                  per_message: int = 200_000, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 3, target_share: float = 0.6,
-                 dynamic: str = "") -> None:
+                 dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
         self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
         self.target_share = target_share
         self.dynamic = dynamic
+        self.dynamic_zone = dynamic_zone  # "static": the volatile context ahead of the boundary
+        self.volatile: Any = None
         self.user_texts = UserTexts()
         self.ledger: Ledger | None = None
         self.prefix: str | None = None
@@ -100,6 +103,9 @@ class Pipeline:
             static = "\n".join(b.get("text", "") for b in session.system)
             session.tools = zoned_tools(session.tools)
             session.system = zoned_system(static, self.dynamic)
+            self.volatile = place(self.dynamic_zone, static, session)
+        if self.volatile is not None:
+            session.system = self.volatile.system(self.dynamic)
         current = prefix_hash(session.tools, session.system)
         if self.prefix is not None and current != self.prefix:
             self.prefix_changes += 1

@@ -39,6 +39,8 @@ class Session:
     events: list[Compaction] = field(default_factory=list)
     tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id → tool name
     now: Callable[[], float] = time.monotonic  # the run's clock (simulated offline)
+    dynamic: Callable[[], str] | None = None  # the harness's volatile context (ctxlab.dynamic)
+    dynamic_at_end: bool = False  # send it after the newest message instead of in ``system``
 
     @property
     def window(self) -> int:
@@ -50,10 +52,20 @@ class Session:
         """``client.messages.create`` with this session's defaults, reported to the observer.
 
         ``params`` override the defaults (a summarizer passes its own ``system``,
-        ``tool_choice`` or ``max_tokens``). API errors are reported, then raised.
+        ``tool_choice`` or ``max_tokens``). The harness's volatile context, when there is
+        one, goes after ``system`` as a block of its own — or, with ``dynamic_at_end``, after
+        the newest message of an agent request, past every cache breakpoint (only on the
+        wire: the history does not keep it). API errors are reported, then raised.
         """
+        text = self.dynamic() if self.dynamic is not None else ""
+        block = {"type": "text", "text": text}
+        system = [*self.system, block] if text and not self.dynamic_at_end else self.system
+        if text and self.dynamic_at_end and kind == "agent" and messages:
+            last = messages[-1]["content"]
+            last = [{"type": "text", "text": last}] if isinstance(last, str) else last
+            messages = [*messages[:-1], dict(messages[-1], content=[*last, block])]
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
-                                   "system": self.system, "tools": self.tools}
+                                   "system": system, "tools": self.tools}
         request.update(params)
         try:
             response = self.client.messages.create(messages=messages, **request)

@@ -164,6 +164,7 @@ class Scenario:
     constraints: tuple[Constraint, ...] = ()
     messages: tuple[UserMessage, ...] = ()
     images: tuple[Image, ...] = ()
+    dynamic: tuple[str, ...] = ("date",)
     path: Path | None = field(default=None, compare=False)
 
     def marker(self, fact: str) -> str:
