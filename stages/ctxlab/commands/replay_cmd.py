@@ -9,9 +9,7 @@ only when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -20,22 +18,9 @@ from .. import models, use
 from ..replay import TranscriptError, replay_file
 from ..replay.discover import DiscoveryError, display_name, find_logs
 from ..replay.view import overview, report_view
-from ..runner import load_stage
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, print_json
-
-
-def _option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` for ``make_layer``; the value is read as JSON when it parses (``5000``,
-    ``0.5``, ``true``), else kept as a string."""
-    key, sep, value = text.partition("=")
-    if not sep or not key.isidentifier():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        return key, json.loads(value)
-    except ValueError:
-        return key, value
+from .common import UserError, add_layer_options, check_layer_options, print_json
 
 
 def tokens(text: str) -> int:
@@ -69,13 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "when known, else the workbook's default)")
     parser.add_argument("--whole-file", action="store_true",
                         help="replay the whole file, not only what follows the last compaction")
-    parser.add_argument("--set", dest="options", type=_option, action="append", default=[],
-                        metavar="KEY=VALUE", help="an option for the stage's make_layer, "
-                                                  "e.g. --set per_result=5000 (repeatable)")
-    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
-                        help="replay through the reference (default) or your workbook")
-    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
-                        help="with --impl stages: other stages from the reference or yours")
+    add_layer_options(parser, what="replay through")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.set_defaults(run=run)
 
@@ -89,18 +68,6 @@ def _stage(requested: int | None) -> int:
     return stage
 
 
-def _check_options(stage: int, options: dict[str, Any]) -> None:
-    """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
-    line before any work."""
-    try:
-        load_stage(stage).make_layer(**options)
-    except ImportError as error:
-        raise UserError(f"stage {stage} cannot be loaded: {error}") from None
-    except TypeError as error:
-        raise UserError(f"stage {stage}'s make_layer does not take these options: "
-                        f"{error}") from None
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         files = find_logs(args.paths)
@@ -111,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     options = dict(args.options)
-    _check_options(stage, options)
+    check_layer_options(stage, options)
     errors = Console(stderr=True)
     reports, failed = [], []
     for path in progress(files, "replaying", console=errors):

@@ -22,7 +22,7 @@ from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..view import Dashboard, explain_error, summary_table
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, print_json
+from .common import UserError, add_layer_options, check_layer_options, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,10 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scenario", default="long-task",
                         help=f"scenario name (default long-task); one of: {', '.join(names())}")
     parser.add_argument("--model", help="model id (default: the scenario's; see ctxlab models)")
-    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
-                        help="run the reference (default) or your workbook")
-    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
-                        help="with --impl stages: other stages from the reference or yours")
+    add_layer_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
     parser.add_argument("--max-turns", type=int, help="stop after this many turns")
     parser.add_argument("--live", action="store_true",
@@ -97,6 +94,11 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     _check_workspace(args)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
+    options = dict(args.options)
+    if options:
+        if stage is None:
+            raise UserError("--set needs a stage: --keep-everything has no context layer")
+        check_layer_options(stage, options)
     console = Console(stderr=args.json)
     title = f"stage {stage or 'keep-everything'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
@@ -113,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
-                                    resume=args.resume,
+                                    resume=args.resume, layer_options=options or None,
                                     confirm_command=confirm if args.allow_any_command else None)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
