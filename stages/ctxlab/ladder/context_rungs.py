@@ -8,10 +8,10 @@ from pathlib import Path
 
 from ..models import get as model_spec
 from ..runner import SYSTEM, RunResult, load_stage
-from ..workbook.layout import repo_root
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..tokens import count_messages, count_text
+from ..workbook.layout import repo_root
 from . import runs
 from .core import Cell, Verdict, broken, holds, pitfall
 from .evidence import PTL, agent, error_text, events, pct, rejected, turns

@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import scenarios
 from ..brain import Brain
-from ..runner import SYSTEM, KEEP_EVERYTHING, load_stage, run
+from ..runner import KEEP_EVERYTHING, SYSTEM, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..telemetry import error_info

@@ -99,7 +99,12 @@ def drill_row(drill: Drill, *, seed: int = 0,
               options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Run one drill; its row of the report."""
     merged = {**drill.options, **(options or {})}
-    result = run(5, drill.scenario, model=MODEL, seed=seed, layer_options=merged)
+    return row_of(drill, run(5, drill.scenario, model=MODEL, seed=seed, layer_options=merged),
+                  merged)
+
+
+def row_of(drill: Drill, result: RunResult, merged: Mapping[str, Any]) -> dict[str, Any]:
+    """The report row of a drill's run (made with the layer options ``merged``)."""
     summary = result.summary
     triggers = summary.compactions_per_layer.get(drill.layer, 0)
     freed = summary.tokens_freed_per_layer.get(drill.layer, 0)
