@@ -9,7 +9,8 @@ between rungs (``ladder.runs``).
 """
 
 from .core import BROKEN, HOLDS, NA, PITFALL, STATUSES, VARIANTS, Cell, Rung, Verdict
+from .markdown import markdown
 from .table import LADDER, judge, report, rung
 
 __all__ = ["BROKEN", "HOLDS", "LADDER", "NA", "PITFALL", "STATUSES", "VARIANTS", "Cell",
-           "Rung", "Verdict", "judge", "report", "rung"]
+           "Rung", "Verdict", "judge", "markdown", "report", "rung"]
