@@ -27,6 +27,7 @@ from ctxlab.tokens import block_text
 from .anchors import coverage
 from .constraints import UserTexts
 from .estimate import estimate_tokens
+from .fallback import LastResort
 from .incremental import Prepared
 from .ledger import Ledger
 from .microcompact import microcompact
@@ -98,8 +99,10 @@ class Pipeline:
             self.ratio = reported_tokens(session.last_usage) / max(self.sent[1], 1)
 
     def _zones(self, session: Session) -> None:
-        """Sorted tools and a static/dynamic system prompt; check the prefix never moves."""
+        """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
+        On the first request, also the last resort for a request rejected as too long."""
         if self.prefix is None:
+            session.recover = LastResort(session, lambda m: self._estimate(m, session))
             static = "\n".join(b.get("text", "") for b in session.system)
             session.tools = zoned_tools(session.tools)
             session.system = zoned_system(static, self.dynamic)

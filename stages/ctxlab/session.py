@@ -41,6 +41,8 @@ class Session:
     now: Callable[[], float] = time.monotonic  # the run's clock (simulated offline)
     dynamic: Callable[[], str] | None = None  # the harness's volatile context (ctxlab.dynamic)
     dynamic_at_end: bool = False  # send it after the newest message instead of in ``system``
+    recover: Callable[[list[dict[str, Any]], anthropic.APIError], Any] | None = None
+    """A layer's last resort for a rejected agent request: returns a response or raises."""
 
     @property
     def window(self) -> int:
@@ -72,6 +74,8 @@ class Session:
         except anthropic.APIError as error:
             if self.observer:
                 self.observer(kind, messages, None, error)
+            if kind == "agent" and self.recover is not None:
+                return self.recover(messages, error)
             raise
         if kind == "agent":
             self.last_usage = response.usage

@@ -20,6 +20,7 @@ from ctxlab.session import Session
 
 from .breaker import CircuitBreaker, guarded
 from .compact import SUMMARY_MAX_TOKENS, Compacted, summarize
+from .ptl import MAX_PTL_RETRIES
 from .rebuild import FileLog
 from .template import summary_prompt
 from .transcript import archive
@@ -36,17 +37,19 @@ class Compactor:
     ``breaker``: False to run without the circuit breaker (to watch §9.4 happen).
     ``keep_recent``: share of the window kept verbatim after a summary (the newest round at
     least). ``retries``, ``base_delay``, ``sleep``: the backoff for transient errors.
+    ``ptl_retry``: False sends the summary request once, however long (to watch §9.1 happen).
     """
 
     def __init__(self, *, template: str = "structured", breaker: bool = True,
                  keep_recent: float = 0.1, retries: int = 2, base_delay: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep, ptl_retry: bool = True) -> None:
         if template not in TEMPLATES:
             raise ValueError(f"unknown template {template!r}; choose one of {TEMPLATES}")
         self.structured = template == "structured"
         self.breaker = CircuitBreaker() if breaker else None
         self.keep_recent = keep_recent
         self.retries, self.base_delay, self.sleep = retries, base_delay, sleep
+        self.ptl_retries = MAX_PTL_RETRIES if ptl_retry else 0
         self.files = FileLog()
         self.compacting = False
 
@@ -72,7 +75,8 @@ class Compactor:
 
     def _summarize(self, messages: Messages, session: Session) -> Compacted:
         return summarize(messages, session, prompt=summary_prompt(structured=self.structured),
-                         keep_tokens=int(self.keep_recent * session.window), files=self.files)
+                         keep_tokens=int(self.keep_recent * session.window), files=self.files,
+                         ptl_retries=self.ptl_retries)
 
     def _truncate(self, messages: Messages, session: Session) -> Compacted:
         """The fallback: stage 2's safe cut, down to half of what a summary may use; what it

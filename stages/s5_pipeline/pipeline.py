@@ -29,11 +29,13 @@ from ctxlab.tokens import block_text
 from .anchors import coverage
 from .constraints import UserTexts
 from .estimate import estimate_tokens
+from .fallback import LastResort
 from .incremental import Prepared
 from .ledger import Ledger
 from .microcompact import microcompact
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
+from .volatile import place
 from .zones import prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
@@ -47,12 +49,14 @@ class Pipeline:
     def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
                  per_message: int = 200_000, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 3, target_share: float = 0.6,
-                 dynamic: str = "") -> None:
+                 dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
         self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
         self.target_share = target_share
         self.dynamic = dynamic
+        self.dynamic_zone = dynamic_zone  # "static": the volatile context ahead of the boundary
+        self.volatile: Any = None
         self.user_texts = UserTexts()
         self.ledger: Ledger | None = None
         self.prefix: str | None = None
@@ -97,11 +101,16 @@ class Pipeline:
             self.ratio = reported_tokens(session.last_usage) / max(self.sent[1], 1)
 
     def _zones(self, session: Session) -> None:
-        """Sorted tools and a static/dynamic system prompt; check the prefix never moves."""
+        """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
+        On the first request, also the last resort for a request rejected as too long."""
         if self.prefix is None:
+            session.recover = LastResort(session, lambda m: self._estimate(m, session))
             static = "\n".join(b.get("text", "") for b in session.system)
             session.tools = zoned_tools(session.tools)
             session.system = zoned_system(static, self.dynamic)
+            self.volatile = place(self.dynamic_zone, static, session)
+        if self.volatile is not None:
+            session.system = self.volatile.system(self.dynamic)
         current = prefix_hash(session.tools, session.system)
         if self.prefix is not None and current != self.prefix:
             self.prefix_changes += 1
