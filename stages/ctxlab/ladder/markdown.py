@@ -14,11 +14,12 @@ def _stage_cell(cells: dict[str, dict[str, str]], stage: int) -> str:
         if int(number) == stage:
             shown.append(f"{variant}: {cell['status']}" if variant else cell["status"])
     plain = [s for s in shown if ":" not in s]
-    return " · ".join(plain + [s for s in shown if ":" in s])
+    return " · ".join(plain + [s for s in shown if ":" in s]) or "—"
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """One row per rung, one column per stage; a variant cell reads ``naive: pitfall``."""
+    """One row per rung, one column per stage; a variant cell reads ``naive: pitfall``, and
+    ``—`` marks a stage the rung is not run on."""
     numbers = [s.number for s in STAGES]
     lines = ["| pitfall (§) | " + " | ".join(map(str, numbers)) + " | fixed in |",
              "|---|" + "---|" * len(numbers) + "---|"]
