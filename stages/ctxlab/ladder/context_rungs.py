@@ -14,7 +14,7 @@ from ..tokens import count_messages, count_text
 from ..workbook.layout import repo_root
 from . import runs
 from .core import Cell, Verdict, broken, holds, pitfall
-from .evidence import PTL, agent, error_text, events, pct, rejected, turns
+from .evidence import PTL, agent, error_text, events, pct, rejected, rejected_size, turns
 
 WINDOW_200K = "claude-haiku-4-5"
 HELD_OUT = Path("fixtures") / "texts" / "held-out"
@@ -76,8 +76,8 @@ def overflow(cell: Cell) -> Verdict:
     if failed is not None:
         if removed and any(e["layer"] != "offload" for _, e in removed):
             return broken(f"rejected at turn {failed.turn} although history was removed")
-        return pitfall(f"{entered:,} tokens entered the context, nothing was removed: turn "
-                       f"{failed.turn} rejected, {error_text(failed)}")
+        return pitfall(f"{entered:,} tokens entered the context and nothing was removed: "
+                       f"turn {failed.turn} rejected, {rejected_size(failed)}")
     peak = max(r.reported_input_tokens for r in agent(result))
     return holds(f"{entered:,} tokens entered the context ({pct(entered / window)} of the "
                  f"window); the largest request was {peak:,} ({pct(peak / window)})")
@@ -168,7 +168,7 @@ def parallel_explosion(cell: Cell) -> Verdict:
         before = [r.reported_input_tokens for r in agent(result) if r.turn < failed.turn]
         return pitfall(f"one message of {len(results)} parallel results ({chars:,} "
                        f"characters, each under the per-result budget) took the request "
-                       f"from {max(before, default=0):,} tokens to {error_text(failed)}")
+                       f"from {max(before, default=0):,} tokens to {rejected_size(failed)}")
     offloads = len(events(result, "offload"))
     peak = max(r.reported_input_tokens for r in agent(result))
     return holds(f"one message of {len(results)} parallel results ({chars:,} characters): "
@@ -191,7 +191,7 @@ def history_fills_window(cell: Cell) -> Verdict:
         offloads = len(events(result, "offload"))
         return pitfall(f"{rounds} rounds, the largest tool result {biggest:,} tokens, "
                        f"{offloads} offloaded: turn {failed.turn} rejected, "
-                       f"{error_text(failed)}")
+                       f"{rejected_size(failed)}")
     entered = count_messages(result.original)
     if entered <= window:
         return broken(f"only {entered:,} tokens entered the context: the window never fills")

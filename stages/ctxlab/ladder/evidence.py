@@ -36,3 +36,12 @@ def turns(found: list[tuple[int, dict[str, object]]]) -> str:
 def error_text(record: TurnRecord) -> str:
     assert record.error is not None
     return record.error["message"].split(" Each ")[0]
+
+
+def rejected_size(record: TurnRecord) -> str:
+    """``"249,292 tokens > 200,000"`` from a ``prompt is too long`` rejection."""
+    import re
+    found = re.search(r"(\d+) tokens > (\d+) maximum", error_text(record))
+    if found is None:
+        return error_text(record)
+    return f"{int(found.group(1)):,} tokens > the {int(found.group(2)):,} window"
