@@ -82,19 +82,24 @@ def ask_for_summary(session: Session, history: Messages, prompt: str) -> str:
     return read_summary("".join(b.text for b in response.content if b.type == "text"))
 
 
-def rebuild(older: Messages, session: Session, files: FileLog) -> list[dict[str, Any]]:
-    """The blocks to attach after the summary; none when rebuilding fails (§10.4)."""
+def rebuild(older: Messages, session: Session, files: FileLog | None,
+            mtime_notes: bool = True) -> list[dict[str, Any]]:
+    """The blocks to attach after the summary; none when rebuilding fails (§10.4) or is
+    switched off (``files`` None). ``mtime_notes=False`` attaches without the notes (§10.2)."""
+    if files is None:
+        return []
     try:
-        attached = reattach_files(older, session.workspace, files.mtimes)
+        attached = reattach_files(older, session.workspace, files.mtimes if mtime_notes else {})
     except Exception:  # rebuilding is a bonus: it must never undo the compaction
         return []
     return [_text(attached)] if attached else []
 
 
 def summarize(messages: Messages, session: Session, *, prompt: str, keep_tokens: int,
-              files: FileLog, ptl_retries: int = MAX_PTL_RETRIES) -> Compacted:
+              files: FileLog | None, mtime_notes: bool = True,
+              ptl_retries: int = MAX_PTL_RETRIES) -> Compacted:
     """Fold everything before the recent rounds into a summary (steps 1–4 above), with at
-    most ``ptl_retries`` PTL retries."""
+    most ``ptl_retries`` PTL retries; with ``files`` None, nothing is rebuilt after it."""
     cut = recent_start(messages, keep_tokens)
     if cut <= 1:
         raise NothingToSummarize("only the first message lies before the recent rounds")
@@ -103,7 +108,7 @@ def summarize(messages: Messages, session: Session, *, prompt: str, keep_tokens:
                         without_attachments(older), retries=ptl_retries)
     archive(session.workspace, older)
     head = {"role": "user", "content": [_text(f"{SUMMARY_HEADER}\n\n{retried.summary}"),
-                                        *rebuild(older, session, files)]}
+                                        *rebuild(older, session, files, mtime_notes)]}
     new = [head, *recent]
     assert_messages_valid(new)
     lost = estimate_tokens(older[:retried.messages_dropped])

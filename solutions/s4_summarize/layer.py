@@ -35,7 +35,8 @@ class SummaryLayer(OffloadLayer):
     """Offload big results; summarize the history when it passes the threshold.
 
     ``per_result`` and ``per_message`` are stage 3's budgets; the other options are the
-    ``Compactor``'s (``template``, ``breaker``, ``keep_recent``, the backoff).
+    ``Compactor``'s (``template``, ``breaker``, ``keep_recent``, ``rebuild``, ``mtime_notes``,
+    the backoff).
     """
 
     def __init__(self, *, per_result: int = 50_000, per_message: int = 200_000,

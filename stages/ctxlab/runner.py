@@ -33,6 +33,7 @@ from .loss import LossManifest, Tracker
 from .session import Session
 from .sim import Simulator, make_client
 from .telemetry import (
+    ClaudeCodeLog,
     ErrorInfo,
     RunSummary,
     TurnRecord,
@@ -142,13 +143,16 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         layer_options: dict[str, Any] | None = None, brain_options: dict[str, Any] | None = None,
         simulator: Simulator | None = None, workspace: str | os.PathLike[str] | None = None,
         resume: bool = False,
-        confirm_command: Callable[[list[str]], bool] | None = None) -> RunResult:
+        confirm_command: Callable[[list[str]], bool] | None = None,
+        export_log: str | os.PathLike[str] | None = None) -> RunResult:
     """Run ``stage`` (1–5, or None for no context layer) on ``scenario``.
 
     ``workspace``: run in this folder (missing or empty) and keep it afterwards. ``resume``:
     continue the run whose workspace (and journal) ``workspace`` is, with a new layer.
     ``live``: a real model picks the commands, so ``run_command`` runs only the programs of
     ``LIVE_ALLOWED_PROGRAMS``, and any other only when ``confirm_command(argv)`` agrees.
+    ``export_log``: also write the conversation to this file as a Claude Code session log
+    (``ClaudeCodeLog``), for ``ctxlab calibrate`` and ``ctxlab replay``.
     """
     plan = scenarios.load(scenario)
     model = model or plan.model
@@ -170,6 +174,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             tracker.sent(sent)
         if response is not None:
             content = [b.model_dump(exclude_none=True) for b in response.content]
+            if export is not None and kind == "agent":
+                export.catch_up(tracker.original, sim.clock.now)
+                export.response(response.model_dump(exclude_none=True), sim.clock.now)
             tracker.reply(kind, content)
             if kind == "agent":
                 toolbox.pending = [(b["id"], b["name"], b["input"]) for b in content
@@ -191,6 +198,8 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         records[-1].thrash = True
 
     error: ErrorInfo | None = None
+    export = (ClaudeCodeLog(export_log, session=f"{scenario}:{stage}:{seed}")
+              if export_log is not None else None)
     with _workspace(plan, workspace, resume) as folder:
         session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
                           definitions(), folder.root, observer=observe,
@@ -225,7 +234,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         finally:
             if journal is not None:
                 journal.close()
-        manifest = tracker.manifest(messages, folder.root)
+            if export is not None:
+                export.close(tracker.original)
+        manifest = tracker.manifest(tracker.last_sent if error else messages, folder.root)
         outcome = scenarios.check(plan, folder.root)
     summary = RunSummary.from_records(records, stage=stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,

@@ -34,8 +34,9 @@ from .transcript import TRANSCRIPT, archive, read_transcript
 def make_layer(**options: Any) -> SummaryLayer:
     """The stage's context layer: offload, then a summary past the threshold.
 
-    The options are ``SummaryLayer``'s: ``template="free-form"`` and ``breaker=False`` switch
-    a fix off to show its pitfall.
+    The options are ``SummaryLayer``'s: ``template="free-form"``, ``breaker=False``,
+    ``rebuild=False`` and ``mtime_notes=False`` switch a fix off to show its pitfall
+    (``--set rebuild=false`` on the command line).
     """
     return SummaryLayer(**options)
 

@@ -41,7 +41,8 @@ class Chat:
         self.ran: list[int] = []  # indexes of the steps whose calls were answered
 
     def output(self, call: Call) -> str:
-        """The fake result: markers of the step the call stands for, among filler lines."""
+        """The fake result: markers of the step the call stands for, among filler lines; a
+        read of a committed file shows its content too (the agent edits only what it saw)."""
         reached = max(self.ran, default=-1) + 1
         matching = [i for i, s in enumerate(self.scenario.steps)
                     if call in s.calls and i <= reached]
@@ -49,6 +50,9 @@ class Chat:
         if matching:  # a repeated call answers as the latest step it can stand for
             self.ran.append(matching[-1])
             markers = [self.scenario.marker(f) for f in self.scenario.steps[matching[-1]].yields]
+        source = self.scenario.source / call.input.get("path", "")
+        if call.tool == "read_file" and source.is_file():
+            markers.append(source.read_text(encoding="utf-8"))
         return "\n".join(["(output start)", *markers, "(output end)"])
 
     def turn(self) -> Reply:
@@ -197,7 +201,12 @@ def test_thinking_comes_first_and_replies_are_deterministic() -> None:
     assert [b["type"] for b in reply.content[1:]] == ["text", "tool_use"]
     assert chat.brain.respond(seen) == reply
     assert Brain(scenario).respond(seen) == reply
-    assert chat.brain.respond(view(chat.messages)).content == reply.content[1:]
+    plain = chat.brain.respond(view(chat.messages)).content  # the same action, without thinking
+    assert plain[1:] == reply.content[2:]
+    first = reply.content[1]["text"].split("\n")[0]
+    assert plain[0]["text"].startswith(first)
+    # the drawn length goes to thinking when it is on, to the text when it is not
+    assert len(reply.content[0]["thinking"]) > 10 * len(reply.content[1]["text"])
 
 
 def test_gives_up_when_the_final_check_does_not_pass() -> None:

@@ -9,7 +9,7 @@ from test_brain_plan import Chat, calls, step_call, view
 
 from ctxlab.brain import Brain
 from ctxlab.brain.request import asks_for_summary
-from ctxlab.scenarios import load, names, opening
+from ctxlab.scenarios import Call, load, names, opening
 
 CLAUDE_CODE_LIKE = """Your task is to create a detailed summary of the conversation so far.
 Before the summary, think it through inside <analysis> tags, then write it inside <summary> tags
@@ -120,6 +120,9 @@ def test_after_a_structured_summary_the_work_goes_on_without_rereading_or_breaki
     chat = chat_at_tempting_step()
     summary = ask(chat, GUIDE_SIX_ZH)
     chat.messages = [{"role": "user", "content": [{"type": "text", "text": summary}]}]
+    # no fact is fetched again; only the file to edit is read, as its content is not in view
+    assert chat.next_calls() == [Call("read_file", {"path": "report_job.py"})]
+    chat.turn()
     assert chat.next_calls() == [step_call(chat.scenario, "raise-timeout", comply=True)]
 
 

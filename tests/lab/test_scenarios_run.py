@@ -82,7 +82,11 @@ def finished(name: str) -> Run:
     return drive(scenario, fitting_model(scenario))
 
 
-@pytest.mark.parametrize("name", names())
+STALE = ("stale-file",)
+"""Scenarios whose file changes under the agent: with nothing saying so, it edits its old copy."""
+
+
+@pytest.mark.parametrize("name", [n for n in names() if n not in STALE])
 def test_every_scenario_succeeds_on_a_window_that_fits_it(name: str) -> None:
     run = finished(name)
     scenario = run.scenario
@@ -96,6 +100,14 @@ def test_every_scenario_succeeds_on_a_window_that_fits_it(name: str) -> None:
         assert tool_input in [c.input for c in step.calls]
         for fact in step.yields:
             assert scenario.marker(fact) in output, (step.id, fact)
+
+
+@pytest.mark.parametrize("name", STALE)
+def test_with_everything_in_view_a_changed_file_is_edited_from_the_old_copy(name: str) -> None:
+    run = finished(name)
+    step = next(s for s in run.scenario.steps if s.stale is not None)
+    assert not run.passed
+    assert [i for _, i, _ in run.outputs if i.get("old")] == [step.stale.input]
 
 
 @pytest.mark.parametrize("name", OVERFLOWING)
@@ -134,7 +146,9 @@ def test_chat_heavy_is_many_small_turns_with_the_user_writing_in() -> None:
     assert all(len(output) < 10_000 for _, _, output in run.outputs)
     user_texts = [b["text"] for m in run.messages[1:] if m["role"] == "user"
                   for b in m["content"] if b["type"] == "text"]
-    assert user_texts == [m.text for m in run.scenario.messages]
+    later = [m.text for m in run.scenario.messages] + [
+        c.text for c in run.scenario.constraints if c.after is not None]
+    assert sorted(user_texts) == sorted(later)
     assert max(run.prompts) > 200_000
 
 

@@ -14,13 +14,15 @@ from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import probe, summary
+from . import habits, probe, summary, workset
+from .habits import Behaviour
 from .plan import Action, decide, is_done, variant
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
 
 _SAYS = {
     "refetch": "Some details I need are no longer in view, so I am fetching them again.",
+    "refresh": "Before I change the file I need to see its current content, so I am reading it.",
     "recover": "The full output was saved to a file; I am reading it back.",
 }
 _WHY = {
@@ -31,6 +33,7 @@ _WHY = {
     "give-up": "the final check ran without showing success",
     "summary": "a summary of the conversation was requested",
     "no-tools": "the next step needs a tool and none is offered",
+    "refresh": "the file to edit is not in view as it is now",
 }
 
 
@@ -42,16 +45,23 @@ class Brain:
     """The model behind the simulator for one scenario (implements ``Responder``).
 
     ``tool_instead_of_summary`` is the probability of calling a tool when asked to summarize
-    while tools are offered and ``tool_choice`` is not ``none`` (§9.6).
+    while tools are offered and ``tool_choice`` is not ``none`` (§9.6). ``note_rate``,
+    ``output_tokens_median`` and ``output_tokens_p90`` override the habits (``habits``):
+    the calibrated defaults, or the scenario's ``[behaviour]``.
     """
 
     def __init__(self, scenario: Scenario, *, seed: int = 0,
-                 tool_instead_of_summary: float = 0.0) -> None:
+                 tool_instead_of_summary: float = 0.0, note_rate: float | None = None,
+                 output_tokens_median: float | None = None,
+                 output_tokens_p90: float | None = None) -> None:
         if not 0.0 <= tool_instead_of_summary <= 1.0:
             raise ValueError("tool_instead_of_summary must be a probability in [0, 1]")
         self.scenario = scenario
         self.seed = seed
         self.tool_instead_of_summary = tool_instead_of_summary
+        self.behaviour = Behaviour.of(scenario, note_rate=note_rate,
+                                      output_tokens_median=output_tokens_median,
+                                      output_tokens_p90=output_tokens_p90)
         self._finder = Finder(scenario)
 
     def respond(self, view: ModelView) -> Reply:
@@ -61,12 +71,12 @@ class Brain:
             return Reply([_text(answers)])
         seen = scan(view, self._finder)
         request = find_request(view)
-        action = decide(self.scenario, seen)
+        action = self._working_set(view, decide(self.scenario, seen))
         if request is not None:
             rng = random.Random(f"{self.seed}:{view.digest}")
             if not (view.tools_allowed and rng.random() < self.tool_instead_of_summary):
                 return self._reply(view, seen, "summary",
-                                   [_text(self._summary(seen, request))])
+                                   [_text(self._summary(seen, request))], pad=False)
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
                 action = Action("step", (variant(final, seen),), final)
@@ -79,6 +89,15 @@ class Brain:
         said = _SAYS.get(action.kind) or self._announce(action)
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)
+
+    def _working_set(self, view: ModelView, action: Action) -> Action:
+        """Edits made from the copy of the file in view; a read first when there is none."""
+        if action.kind != "step" or action.step is None:
+            return action
+        calls, reads = workset.before_edit(view, self.scenario, action.step, action.calls)
+        if reads:
+            return Action("refresh", tuple(reads), action.step)
+        return Action(action.kind, calls, action.step)
 
     def summarize(self, view: ModelView, instructions: str | None) -> str:
         """Server-side compaction (R33): always a structured summary."""
@@ -111,11 +130,19 @@ class Brain:
         return f"The task is done. Steps taken:\n{steps}\n\nThe final check reports: {shown}"
 
     def _reply(self, view: ModelView, seen: Visible, why: str,
-               blocks: list[dict[str, Any]]) -> Reply:
-        """``blocks``, after a thinking block when thinking is enabled."""
-        if not view.thinking_enabled:
-            return Reply(blocks)
-        done = sum(is_done(s, seen, self.scenario) for s in self.scenario.steps)
-        thought = (f"{done} of {len(self.scenario.steps)} planned steps show as done in what I "
-                   f"can see, and {_WHY[why]}.")
-        return Reply([{"type": "thinking", "thinking": thought}, *blocks])
+               blocks: list[dict[str, Any]], *, pad: bool = True) -> Reply:
+        """``blocks`` after the working notes, a thinking block when thinking is enabled, and
+        grown to a drawn output length (not for summaries: their length is their content)."""
+        said = habits.notes(view, self.scenario, self._finder, self.behaviour, self.seed)
+        if said and pad and blocks and blocks[0].get("type") == "text":
+            blocks = [_text("\n".join(said) + "\n\n" + blocks[0]["text"]), *blocks[1:]]
+        if view.thinking_enabled:
+            done = sum(is_done(s, seen, self.scenario) for s in self.scenario.steps)
+            thought = (f"{done} of {len(self.scenario.steps)} planned steps show as done in "
+                       f"what I can see, and {_WHY[why]}.")
+            blocks = [{"type": "thinking", "thinking": thought}, *blocks]
+        if pad:
+            rng = random.Random(f"{self.seed}:length:{view.digest}")
+            target = min(self.behaviour.output_tokens(rng), max(view.max_tokens // 2, 1))
+            blocks = habits.pad(blocks, target, rng, view.thinking_enabled)
+        return Reply(blocks)

@@ -6,6 +6,7 @@ from . import (
     accept_cmd,
     bench_cmd,
     cachecost_cmd,
+    calibrate_cmd,
     compare_cmd,
     demo,
     example_cmd,
@@ -24,6 +25,6 @@ from .common import UserError
 
 COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, hint,
             workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
-            bench_cmd, ladder_cmd)
+            bench_cmd, calibrate_cmd, ladder_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

@@ -18,9 +18,9 @@ def print_json(data: Any) -> None:
     sys.stdout.write("\n")
 
 
-def set_option(text: str) -> tuple[str, Any]:
-    """``KEY=VALUE`` for ``make_layer``; the value is read as JSON when it parses (``5000``,
-    ``0.5``, ``true``, ``null``), else kept as a string."""
+def option(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` for a stage's ``make_layer`` (``--set``); the value is read as JSON when it
+    parses (``5000``, ``0.5``, ``false``), else kept as a string."""
     key, sep, value = text.partition("=")
     if not sep or not key.isidentifier():
         raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
@@ -38,7 +38,7 @@ def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run") -> 
                         help=f"{what} the reference (default) or your workbook")
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="with --impl stages: other stages from the reference or yours")
-    parser.add_argument("--set", dest="options", type=set_option, action="append", default=[],
+    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
                         metavar="KEY=VALUE", help="an option for the stage's make_layer, "
                                                   "e.g. --set naive=true (repeatable)")
 

@@ -50,7 +50,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="run in this folder (missing or empty) and keep it afterwards")
     parser.add_argument("--resume", action="store_true",
                         help="continue the run killed in --workspace, from its session journal")
-    parser.add_argument("--log", help="append the session log (JSONL) to this file")
+    parser.add_argument("--log", help="append the run's telemetry (JSONL: one record per model "
+                                      "call, then the summary) to this file")
+    parser.add_argument("--export-log", type=Path, metavar="FILE",
+                        help="write the conversation to this new file as a Claude Code session "
+                             "log (not telemetry: what ctxlab calibrate and replay read)")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
     parser.set_defaults(run=run)
 
@@ -84,6 +88,12 @@ def _check_workspace(args: argparse.Namespace) -> None:
                         "--resume to continue the run in it")
 
 
+def _check_export(path: Path | None) -> None:
+    """A session log is one run: refuse a file that exists (or a link) instead of mixing."""
+    if path is not None and (path.is_symlink() or path.exists()):
+        raise UserError(f"{path} already exists; --export-log writes a new file")
+
+
 def run(args: argparse.Namespace) -> int:
     stage = _stage(args)
     try:
@@ -93,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     _check_workspace(args)
+    _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     options = dict(args.options)
     if options:
@@ -113,9 +124,10 @@ def run(args: argparse.Namespace) -> int:
                                   f"{escape(shlex.join(argv))}", highlight=False)
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
+                                    layer_options=options or None,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
-                                    resume=args.resume, layer_options=options or None,
+                                    resume=args.resume, export_log=args.export_log,
                                     confirm_command=confirm if args.allow_any_command else None)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "

@@ -16,6 +16,7 @@ from . import generate, images
 from .expand import expand
 from .fields import Table
 from .schema import (
+    BEHAVIOUR_KEYS,
     Constraint,
     GeneratedFile,
     Image,
@@ -89,7 +90,8 @@ def _parse(top: Table, path: Path, workspaces: Path) -> Scenario:
         gist=top.text("gist"), goal=_goal(top, facts, steps), facts=facts, source=source,
         generated=generated, steps=tuple(steps), success=success,
         constraints=constraints, messages=tuple(_message(t, ids) for t in top.tables("messages")),
-        images=_images(top, "images"), dynamic=_dynamic(top), path=path)
+        images=_images(top, "images"), dynamic=_dynamic(top), behaviour=_behaviour(top),
+        path=path)
     _check_gist(top, scenario)
     top.done()
     return scenario
@@ -104,6 +106,25 @@ def _dynamic(top: Table) -> tuple[str, ...]:
         if kind not in DYNAMIC_KINDS:
             top.fail("dynamic", f"unknown kind {kind!r}; choose from {', '.join(DYNAMIC_KINDS)}")
     return kinds
+
+
+def _behaviour(top: Table) -> dict[str, float]:
+    """The habits the scenario sets (DESIGN §4); a rate is a probability, a length positive."""
+    table = top.table("behaviour", {})
+    found: dict[str, float] = {}
+    for key in BEHAVIOUR_KEYS:
+        value = table.raw(key, None)
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            table.fail(key, f"must be a number, got {value!r}")
+        if key == "note_rate" and not 0 <= value <= 1:
+            table.fail(key, f"must be a probability in [0, 1], got {value}")
+        if key != "note_rate" and value <= 0:
+            table.fail(key, f"must be positive, got {value}")
+        found[key] = float(value)
+    table.done()
+    return found
 
 
 def _facts(table: Table) -> dict[str, str]:

@@ -74,6 +74,8 @@ class Step:
     ``tempts`` names a constraint this step breaks; ``comply`` is the call a careful agent makes
     instead while the constraint is visible. A step that ``repeats`` an earlier step's call (a
     second test run after a fix) is known to be done only by its ``yields`` or ``evidence``.
+    ``stale`` is the edit an agent makes from a copy of the file older than what is on disk
+    (the file changed after it was read, §10.2); ``call`` is then the edit of the new content.
     """
 
     id: str
@@ -86,11 +88,12 @@ class Step:
     evidence: tuple[str, ...] = ()
     note: str = ""
     repeats: bool = False
+    stale: Call | None = None
 
     @property
     def calls(self) -> tuple[Call, ...]:
-        """Every call that performs this step (the tempting one first)."""
-        return (self.call,) if self.comply is None else (self.call, self.comply)
+        """Every call that performs this step (the tempting one first, a stale edit last)."""
+        return tuple(c for c in (self.call, self.comply, self.stale) if c is not None)
 
     @property
     def marks(self) -> tuple[str, ...]:
@@ -146,6 +149,11 @@ class Success:
     unchanged: tuple[str, ...] = ()
 
 
+BEHAVIOUR_KEYS = ("note_rate", "output_tokens_median", "output_tokens_p90")
+"""Habits a scenario may set in ``[behaviour]``; unset ones take the calibrated defaults
+(``ctxlab.brain.habits``)."""
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A loaded, validated scenario (see ``fixtures/scenarios/*.toml``)."""
@@ -165,6 +173,7 @@ class Scenario:
     messages: tuple[UserMessage, ...] = ()
     images: tuple[Image, ...] = ()
     dynamic: tuple[str, ...] = ("date",)
+    behaviour: dict[str, float] = field(default_factory=dict)
     path: Path | None = field(default=None, compare=False)
 
     def marker(self, fact: str) -> str:

@@ -49,9 +49,13 @@ def read_step(table: Table, step_id: str, facts: dict[str, str], constraints: se
     if (tempts is None) != (comply is None):
         table.fail("comply" if tempts else "tempts",
                    "a tempting step needs both 'tempts' and 'comply'")
+    stale = read_call(table.table("stale"), step_id) if table.has("stale") else None
+    if stale is not None and not (call.tool == stale.tool == "edit_file"
+                                  and call.input["path"] == stale.input["path"]):
+        table.fail("stale", "must be an edit_file of the same path as the step's edit")
     step = Step(id=step_id, call=call, needs=needs, yields=yields,
                 parallel=table.text("parallel", None), tempts=tempts, comply=comply,
-                evidence=table.texts("evidence"), note=table.text("note", ""))
+                evidence=table.texts("evidence"), note=table.text("note", ""), stale=stale)
     table.done()
     return step
 
@@ -83,6 +87,8 @@ def check_plan(steps: list[tuple[Table, Step]], source: Path) -> list[Step]:
             table.fail("yields", f"repeats the call of step {seen[step.call.key]!r}; give it "
                        "'yields' or 'evidence' so that it can be told apart")
         for call in step.calls:
+            if call is step.call and step.stale is not None:
+                continue  # it edits the file as it will be once changed: not the committed text
             _check_edit(table, call, source, touched)
             seen.setdefault(call.key, step.id)
         yielded.update(step.yields)

@@ -5,6 +5,7 @@ ends with a :class:`RunSummary` whose headline is token-per-task, the total bill
 """
 
 from ctxlab.telemetry.cachebreak import cache_breaks
+from ctxlab.telemetry.claude_log import ClaudeCodeLog
 from ctxlab.telemetry.jsonl import (
     JsonlContents,
     JsonlWriter,
@@ -33,6 +34,7 @@ from ctxlab.telemetry.summary import (
 from ctxlab.telemetry.usage import UsageParts, record_from_usage, usage_parts
 
 __all__ = [
+    "ClaudeCodeLog",
     "append_jsonl",
     "read_records",
     "cache_breaks",

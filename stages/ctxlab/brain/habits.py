@@ -1,0 +1,176 @@
+"""Habits of a real model: working notes and output length (DESIGN §4 "habits").
+
+The defaults are measured, not chosen: ``ctxlab calibrate`` on the real Claude Code logs of
+``CALIBRATED_ON`` printed ``CALIBRATED`` (a test recomputes them when the logs are present).
+A scenario may set its own in ``[behaviour]``; a ``Brain`` may be given others for one run.
+
+- *Working notes*: after a tool result that holds new distinctive items
+  (``ctxlab.calibrate.items``, the definition ``calibrate`` measures), the reply restates them
+  and the scenario facts the result shows, at ``note_rate``: the results with items are noted
+  evenly spread (``noted``), so a run's measured rate is ``note_rate`` to within one result.
+  A noted fact stays visible when its result is cleared; an un-noted one must be fetched again.
+- *Output length*: each answer's output tokens are drawn from a log-normal with the measured
+  median and 90th percentile; text (or thinking, when the request enables it) is added in
+  plain prose until the reply has that many tokens. Prose only: no item, fact or rule in it.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from dataclasses import dataclass, fields
+from typing import Any
+
+from ..calibrate.items import items, spoken
+from ..scenarios import Scenario
+from ..sim import ModelView
+from ..tokens import count_block, encoding
+from .visible import Finder, result_text
+
+CALIBRATED = {"note_rate": 0.1, "output_tokens_median": 196.5, "output_tokens_p90": 509.0}
+"""``ctxlab calibrate <folder> --json`` on the logs below (5 sessions, 107 responses)."""
+CALIBRATED_ON = (
+    "m-claude__43391f62-680a-4688-9dd8-3637467d6b23.jsonl",
+    "session-share__general-tool-calls.jsonl",
+    "session-share__images-in-user-messages.jsonl",
+    "spotter__4d5611e5__agent-a2898e3.jsonl",
+    "spotter__4d5611e5__agent-acompact-e1f845.jsonl",
+)
+"""The public Claude Code session logs the defaults were measured on (their sources are
+listed with them, outside the project; they are not copied into it)."""
+_Z90 = 1.2815515655446004  # the standard normal's 90th percentile
+MAX_ITEMS = 3  # items restated per result, besides its facts
+
+_PROSE = (
+    "I want to keep the change as small as the task allows.",
+    "Before going further I am checking that this fits what was asked.",
+    "That matches what I expected, so the plan stays the same.",
+    "There is nothing here that changes the approach.",
+    "I will keep the existing behaviour everywhere else untouched.",
+    "The next step follows directly from what I have seen so far.",
+    "It is worth confirming this properly rather than assuming it.",
+    "This looks consistent with the rest of the code I have looked at.",
+    "I am going through it carefully so that nothing is missed.",
+    "Once this is done the remaining work should be straightforward.",
+)
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """The habits one run uses."""
+
+    note_rate: float = CALIBRATED["note_rate"]
+    output_tokens_median: float = CALIBRATED["output_tokens_median"]
+    output_tokens_p90: float = CALIBRATED["output_tokens_p90"]
+
+    @classmethod
+    def of(cls, scenario: Scenario, **overrides: float | None) -> Behaviour:
+        """Calibrated defaults, then the scenario's ``[behaviour]``, then ``overrides``."""
+        known = {f.name for f in fields(cls)}
+        unknown = set(overrides) - known
+        if unknown:
+            raise ValueError(f"unknown habit(s) {sorted(unknown)}; known: {sorted(known)}")
+        chosen = {**scenario.behaviour, **{k: v for k, v in overrides.items() if v is not None}}
+        behaviour = cls(**chosen)
+        if not 0 <= behaviour.note_rate <= 1:
+            raise ValueError("note_rate must be a probability in [0, 1]")
+        if not 0 < behaviour.output_tokens_median <= behaviour.output_tokens_p90:
+            raise ValueError("output lengths need 0 < median <= p90")
+        return behaviour
+
+    def output_tokens(self, rng: random.Random) -> int:
+        """One draw of an answer's output tokens."""
+        mu = math.log(self.output_tokens_median)
+        sigma = (math.log(self.output_tokens_p90) - mu) / _Z90
+        return max(1, round(math.exp(rng.gauss(mu, sigma))))
+
+
+def _input(block: dict[str, Any]) -> str:
+    return json.dumps(block.get("input") or {}, ensure_ascii=False)
+
+
+def _history(messages: list[dict[str, Any]]) -> tuple[int, set[str]]:
+    """How many results in ``messages`` hold new items, and the items the user's and the
+    agent's own texts and call inputs hold (what a later result's items must be new to)."""
+    known: set[str] = set()
+    bearing = 0
+    calls: dict[Any, str] = {}
+    for message in messages:
+        for block in message["content"]:
+            kind = block.get("type")
+            if kind == "text":
+                known |= items(str(block.get("text", "")))
+            elif kind == "tool_use":
+                calls[block.get("id")] = _input(block)
+                known |= items(calls[block.get("id")])
+            elif kind == "tool_result" and block.get("tool_use_id") in calls:
+                found = items(result_text(block.get("content", "")))
+                bearing += bool(found - known - items(calls[block["tool_use_id"]]))
+    return bearing, known
+
+
+def noted(k: int, rate: float, seed: str) -> bool:
+    """Whether the ``k``-th result with items (from 0) gets a note: evenly spread, so that any
+    run of results is noted at ``rate`` to within one (systematic sampling; the phase comes
+    from ``seed``, one per scenario and run seed, as each run is a session of its own)."""
+    phase = random.Random(f"{seed}:notes").random()
+    return math.floor((k + 1) * rate + phase) > math.floor(k * rate + phase)
+
+
+def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behaviour,
+          seed: int) -> list[str]:
+    """Working notes on the results the last message brings, one line per noted result."""
+    if not view.messages or view.messages[-1]["role"] != "user" or len(view.messages) < 2:
+        return []
+    calls = {b.get("id"): b for b in view.messages[-2]["content"] if b.get("type") == "tool_use"}
+    if not any(b.get("type") == "tool_result" for b in view.messages[-1]["content"]):
+        return []
+    k, known = _history(view.messages[:-1])
+    said = []
+    facts = set(scenario.facts.values())
+    for block in view.messages[-1]["content"]:
+        call = calls.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
+        if call is None:
+            continue
+        text = result_text(block.get("content", ""))
+        extra = sorted(items(text) - known - items(_input(call)))
+        if not extra:
+            continue
+        k += 1
+        if not noted(k - 1, behaviour.note_rate, f"{scenario.name}:{seed}"):
+            continue
+        found = sorted(m for m in finder.find(text)[0] if m in facts)
+        shown = found + [spoken(i) for i in extra if not any(spoken(i) in f for f in found)]
+        said.append(f"Noted from {call.get('name')}: "
+                    + "; ".join(shown[:len(found) + MAX_ITEMS]))
+    return said
+
+
+def prose(tokens: int, rng: random.Random) -> str:
+    """Plain sentences of about ``tokens`` tokens (cut to fit), free of items and facts."""
+    words: list[str] = []
+    size = 0
+    while size < tokens:
+        sentence = rng.choice(_PROSE)
+        words.append(sentence)
+        size += len(encoding().encode(" " + sentence))
+    text = " ".join(words)
+    ids = encoding().encode(text)
+    return encoding().decode(ids[:tokens]) if len(ids) > tokens else text
+
+
+def pad(blocks: list[dict[str, Any]], target: int, rng: random.Random,
+        thinking: bool) -> list[dict[str, Any]]:
+    """``blocks`` grown to about ``target`` output tokens: thinking when enabled, else the
+    first text block gets the extra prose."""
+    missing = target - sum(count_block(b) for b in blocks)
+    if missing <= 8:
+        return blocks
+    extra = prose(missing, rng)
+    kind = "thinking" if thinking else "text"
+    for i, block in enumerate(blocks):
+        if block.get("type") == kind:
+            return [*blocks[:i], dict(block, **{kind: f"{block[kind]}\n\n{extra}"}),
+                    *blocks[i + 1:]]
+    return [{"type": kind, kind: extra}, *blocks]

@@ -1,0 +1,152 @@
+"""The behaviour of one session, measured from its history (DESIGN §4; issue "calibrate").
+
+Everything is read from the Messages API history that ``ctxlab.replay`` imports from a
+session log (responses grouped by ``message.id``, re-logged copies dropped) plus the usage
+each response recorded. What is measured, per session:
+
+- ``output_tokens``: the ``output_tokens`` each response's usage records. Claude Code writes
+  usage on every line of a response while it streams, so the last line of some responses still
+  holds a partial figure (1 or 3 tokens for a reply of hundreds). A recorded figure below half
+  the tokens of the response's own visible content (text, thinking, tool inputs, counted with
+  the reference tokenizer) cannot be the response's final usage: it is counted as *partial*
+  and left out;
+- ``parallel``: tool_use blocks per response that has any;
+- ``notes``: per tool result holding at least one new distinctive item (``items``), whether an
+  item reappears in the agent's own text (text blocks, not thinking: the API drops thinking
+  from later turns) before its next tool call, that is in the following responses up to the
+  first tool_use of the next response that calls a tool;
+- ``reads`` / ``rereads``: reads of a file (``kinds``), and those of a file already read with
+  no write to it in between.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..kinds import READ, WRITE, file_of, kind_of
+from ..tokens import block_text, count_text
+from .items import mentions, new_items
+
+Message = dict[str, Any]
+PARTIAL_SHARE = 0.5
+"""A recorded output below this share of the visible content's tokens is a partial record."""
+
+
+@dataclass
+class Habits:
+    """The raw counts of one session; ``calibrate.report`` pools them."""
+
+    responses: int = 0
+    output_tokens: list[int] = field(default_factory=list)
+    partial_usage: int = 0
+    parallel: list[int] = field(default_factory=list)
+    results_with_items: int = 0
+    noted: int = 0
+    reads: int = 0
+    rereads: int = 0
+
+
+def _blocks(message: Message) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content or [] if isinstance(b, dict)]
+
+
+def _visible_tokens(message: Message) -> int:
+    return sum(count_text(block_text(b)) for b in _blocks(message)
+               if b.get("type") != "redacted_thinking")  # encrypted: its size is not its text
+
+
+def _text_before_call(message: Message) -> tuple[str, bool]:
+    """The text blocks of a response before its first tool_use, and whether it calls a tool."""
+    said = []
+    for block in _blocks(message):
+        if block.get("type") == "tool_use":
+            return "\n".join(said), True
+        if block.get("type") == "text":
+            said.append(str(block.get("text", "")))
+    return "\n".join(said), False
+
+
+def _said_next(messages: list[Message], start: int) -> str | None:
+    """What the agent wrote from ``messages[start]`` on, up to its next tool call; None when
+    no response follows."""
+    said, replied = [], False
+    for message in messages[start:]:
+        if message["role"] != "assistant":
+            continue
+        replied = True
+        text, calls = _text_before_call(message)
+        said.append(text)
+        if calls:
+            break
+    return "\n".join(said) if replied else None
+
+
+def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
+            skip_results: frozenset[str] = frozenset()) -> Habits:
+    """The habits of one history; ``usage`` maps assistant message index → recorded usage;
+    results in ``skip_results`` (synthetic ones an import added) are not counted."""
+    habits = Habits()
+    calls: dict[str, tuple[str, str]] = {}  # tool_use id → (name, input as text)
+    earlier: list[str] = []
+    read_since_write: set[str] = set()
+    for index, message in enumerate(messages):
+        blocks = _blocks(message)
+        if message["role"] == "assistant":
+            _response(habits, message, usage.get(index))
+            for block in blocks:
+                if block.get("type") == "text":
+                    earlier.append(str(block.get("text", "")))
+                elif block.get("type") == "tool_use":
+                    raw = json.dumps(block.get("input") or {}, ensure_ascii=False)
+                    calls[str(block.get("id"))] = (str(block.get("name")), raw)
+                    earlier.append(raw)
+                    _file_use(habits, block, read_since_write)
+            continue
+        fresh: list[str] = []
+        for block in blocks:
+            if block.get("type") == "text":
+                fresh.append(str(block.get("text", "")))
+            elif block.get("type") == "tool_result" and block.get("tool_use_id") in calls:
+                if block["tool_use_id"] in skip_results:
+                    continue
+                wanted = new_items(block_text(block), calls[block["tool_use_id"]][1], earlier)
+                if not wanted:
+                    continue
+                said = _said_next(messages, index + 1)
+                if said is None:
+                    continue
+                habits.results_with_items += 1
+                habits.noted += mentions(said, wanted)
+        earlier += fresh
+    return habits
+
+
+def _response(habits: Habits, message: Message, usage: dict[str, Any] | None) -> None:
+    habits.responses += 1
+    calls = sum(b.get("type") == "tool_use" for b in _blocks(message))
+    if calls:
+        habits.parallel.append(calls)
+    out = (usage or {}).get("output_tokens")
+    if isinstance(out, int) and not isinstance(out, bool):
+        if out < PARTIAL_SHARE * _visible_tokens(message):
+            habits.partial_usage += 1
+        else:
+            habits.output_tokens.append(out)
+
+
+def _file_use(habits: Habits, block: dict[str, Any], read_since_write: set[str]) -> None:
+    name, tool_input = str(block.get("name")), block.get("input")
+    path = file_of(name, tool_input)
+    if path is None:
+        return
+    if kind_of(name) == READ:
+        habits.reads += 1
+        habits.rereads += path in read_since_write
+        read_since_write.add(path)
+    elif kind_of(name) == WRITE:
+        read_since_write.discard(path)

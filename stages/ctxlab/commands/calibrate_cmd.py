@@ -1,0 +1,74 @@
+"""``ctxlab calibrate``: how an agent behaves, measured from its session logs (DESIGN §4, §6).
+
+Real Claude Code logs and simulated runs exported with ``ctxlab run --export-log`` are read
+by the same importer and measured by the same rules (``ctxlab.calibrate``), so the simulated
+agent's realism is a figure, not a claim.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ..calibrate.report import KEYS, calibrate
+from ..replay.discover import DiscoveryError
+from .common import UserError, print_json
+
+_LABELS = {
+    "sessions": "sessions (logs read)",
+    "responses": "responses measured",
+    "output_tokens_median": "output tokens per response, median",
+    "output_tokens_p90": "output tokens per response, p90",
+    "parallel_mean": "tool calls per calling response",
+    "note_rate": "note rate (result item restated)",
+    "reread_rate": "re-read rate (no write between)",
+}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("calibrate", help="behaviour statistics of session logs",
+                            description="Measure how an agent behaves in Claude Code session "
+                                        "logs (real ones, or runs written with ctxlab run "
+                                        "--export-log): output tokens per response, parallel "
+                                        "tool calls, working notes, re-reads.")
+    parser.add_argument("paths", type=Path, nargs="+", metavar="PATH",
+                        help="session logs, or folders searched recursively for *.jsonl logs")
+    parser.add_argument("--json", action="store_true",
+                        help="print the statistics as JSON, with per-file figures in 'files'")
+    parser.set_defaults(run=run)
+
+
+def _shown(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float) and not value.is_integer():
+        return f"{value:.3f}" if value < 10 else f"{value:,.1f}"
+    return f"{int(value):,}"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        result = calibrate(args.paths)
+    except DiscoveryError as error:
+        raise UserError(str(error)) from None
+    if args.json:
+        print_json(result.to_dict())
+        return 0 if result.stats["sessions"] else 2
+    console = Console()
+    table = Table(title="Behaviour of the agent in these logs", title_justify="left")
+    table.add_column("statistic")
+    table.add_column("pooled", justify="right")
+    for key in KEYS:
+        table.add_row(_LABELS[key], _shown(result.stats[key]))
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[dim]note:[/] {escape(note)}", highlight=False, soft_wrap=False)
+    console.print("[dim]A note restates a result's distinctive item (a quantity with its unit, "
+                  "a file name, an error name) before the next tool call: see "
+                  "ctxlab.calibrate.items.[/]", highlight=False)
+    return 0 if result.stats["sessions"] else 2

@@ -1,0 +1,128 @@
+"""The simulated agent's habits (DESIGN §4): working notes, output length, working set and
+staleness — each judged by what is visible, never by who is asking."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+from pathlib import Path
+
+import pytest
+from test_brain_plan import Chat, view
+
+from ctxlab.brain import Brain
+from ctxlab.brain.habits import CALIBRATED, Behaviour, noted
+from ctxlab.brain.workset import believed, says_changed
+from ctxlab.scenarios import Call, ScenarioError, load
+from ctxlab.tokens import count_block
+
+CHECK = Call("run_command", {"command": "python3 check.py"})
+READ = Call("read_file", {"path": "invoice.py"})
+
+
+def test_defaults_are_the_calibrated_figures_and_a_scenario_may_set_its_own(
+        tmp_path: Path) -> None:
+    scenario = load("bugfix-small")
+    assert Behaviour.of(scenario) == Behaviour(**CALIBRATED)
+    text = scenario.path.read_text(encoding="utf-8")
+    (tmp_path / "bugfix-small.toml").write_text(text + "\n[behaviour]\nnote_rate = 0.5\n")
+    assert Behaviour.of(load(tmp_path / "bugfix-small.toml")).note_rate == 0.5
+    assert Brain(scenario, note_rate=0.25).behaviour.note_rate == 0.25
+    (tmp_path / "bugfix-small.toml").write_text(text + "\n[behaviour]\nnote_rate = 1.5\n")
+    with pytest.raises(ScenarioError, match=r"behaviour\.note_rate: must be a probability"):
+        load(tmp_path / "bugfix-small.toml")
+    (tmp_path / "bugfix-small.toml").write_text(text + "\n[behaviour]\nnotes = 1\n")
+    with pytest.raises(ScenarioError, match="unknown field"):
+        load(tmp_path / "bugfix-small.toml")
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.1, 0.37, 1.0])
+def test_notes_are_spread_evenly_at_the_rate(rate: float) -> None:
+    for n in (7, 50, 1000):
+        taken = sum(noted(k, rate, "s") for k in range(n))
+        assert abs(taken - n * rate) < 1
+
+
+def test_a_noted_fact_survives_the_clearing_of_its_result() -> None:
+    def after_clearing(note_rate: float) -> list[Call]:
+        chat = Chat(load("bugfix-small"), note_rate=note_rate)
+        chat.turn()  # runs the checks: FAIL discount_taken_once
+        chat.turn()  # reads invoice.py
+        for message in chat.messages:
+            for block in message["content"]:
+                if block.get("type") == "tool_result":
+                    block["content"] = "[result cleared]"
+        return chat.next_calls()
+
+    # the failing check was restated in the reply, so only the file is read again
+    assert after_clearing(1.0) == [READ]
+    assert CHECK in after_clearing(0.0)
+
+
+def test_a_note_restates_the_fact_and_the_items_of_the_result() -> None:
+    chat = Chat(load("bugfix-small"), note_rate=1.0)
+    chat.turn()
+    reply = chat.brain.respond(view(chat.messages))
+    said = reply.content[0]["text"]
+    assert said.startswith("Noted from run_command: FAIL discount_taken_once")
+
+
+def test_output_lengths_follow_the_calibrated_distribution() -> None:
+    behaviour = Behaviour(**CALIBRATED)
+    rng = random.Random(7)
+    draws = sorted(behaviour.output_tokens(rng) for _ in range(4000))
+    assert statistics.median(draws) == pytest.approx(CALIBRATED["output_tokens_median"],
+                                                     rel=0.05)
+    assert draws[math.ceil(0.9 * len(draws)) - 1] == pytest.approx(
+        CALIBRATED["output_tokens_p90"], rel=0.08)
+
+
+def test_a_reply_has_about_the_drawn_number_of_tokens() -> None:
+    scenario = load("bugfix-small")
+    chat = Chat(scenario, output_tokens_median=300, output_tokens_p90=300.0001)
+    reply = chat.brain.respond(view(chat.messages))
+    assert sum(count_block(b) for b in reply.content) == pytest.approx(300, abs=3)
+    thought = chat.brain.respond(view(chat.messages, thinking=True))
+    assert count_block(thought.content[0]) > 250  # with thinking on, the length is thought
+
+
+def test_the_content_of_the_file_decides_never_a_header() -> None:
+    scenario = load("bugfix-small")
+    step = scenario.steps[scenario.index("fix-discount")]
+    source = (scenario.source / "invoice.py").read_text(encoding="utf-8")
+    facts = "FAIL discount_taken_once; the bug: net = subtotal - discount - discount"
+    summary_only = view([{"role": "user", "content": [{"type": "text", "text": facts}]}])
+    header = view([{"role": "user", "content": [{"type": "text", "text": facts + (
+        '\n<file path="invoice.py">\n(attached)\n</file>')}]}])
+    content = view([{"role": "user", "content": [{"type": "text", "text": facts},
+                                                 {"type": "text", "text": source}]}])
+    assert believed(summary_only, scenario, step, step.call) == (None, True)
+    assert believed(header, scenario, step, step.call) == (None, True)
+    assert believed(content, scenario, step, step.call) == (step.call, False)
+
+
+def test_a_change_note_must_name_the_file() -> None:
+    note = '<file path="limits.py">\nNote: this file changed on disk after the agent last saw it'
+    assert says_changed(note, "limits.py")
+    assert not says_changed(note, "invoice.py")
+    assert not says_changed("limits.py looks fine; nothing changed", "limits.py")
+
+
+def test_the_stale_copy_is_believed_unless_a_visible_note_says_the_file_changed() -> None:
+    scenario = load("stale-file")
+    step = scenario.steps[scenario.index("raise-batch")]
+    old = (scenario.source / "limits.py").read_text(encoding="utf-8")
+    new = old.replace("MAX_BATCH = 200", "MAX_BATCH = 250  # upstream default")
+    attached = f'<file path="limits.py">\n{new}\n</file>'
+    noted_copy = attached.replace("\n", "\nNote: this file changed on disk since it was read.\n",
+                                  1)
+
+    def chosen(*texts: str) -> tuple[Call | None, bool]:
+        blocks = [{"type": "text", "text": t} for t in texts]
+        return believed(view([{"role": "user", "content": blocks}]), scenario, step, step.call)
+
+    assert chosen(old) == (step.stale, False)                 # only the old copy: stale edit
+    assert chosen(attached, old) == (step.stale, False)       # the latest copy is the old one
+    assert chosen(noted_copy, old) == (step.call, False)      # the note vouches for the new one
+    assert chosen(old, "limits.py changed on disk since") == (None, True)  # read it again
