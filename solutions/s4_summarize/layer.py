@@ -52,7 +52,7 @@ class SummaryLayer(OffloadLayer):
     def prepare(self, messages: Messages, session: Session) -> Messages:
         if self.compactor.compacting:  # a compaction request never triggers one (§9.3)
             return messages
-        self.compactor.files.record(messages, session.workspace)
+        self.compactor.record(messages, session)
         size, limit = self.ledger.size(messages, session), self.threshold(session.window)
         if size > limit:
             messages = self.compact(messages, session,

@@ -98,6 +98,13 @@ class Pipeline:
                 and session.last_usage is not self.sent[0]:
             self.ratio = reported_tokens(session.last_usage) / max(self.sent[1], 1)
 
+    def _observe(self, messages: Messages, session: Session) -> None:
+        """Stage 4's file log, when the summarizer keeps one: the rebuild after a summary
+        flags a file that changed on disk since the agent saw it (§10.2)."""
+        record = getattr(self.summarize, "record", None)
+        if record is not None:
+            record(messages, session)
+
     def _zones(self, session: Session) -> None:
         """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
         On the first request, also the last resort for a request rejected as too long."""
@@ -118,8 +125,8 @@ class Pipeline:
         """The history to send now.
 
         In order: set up the cache zones (``_zones``); learn from the last usage
-        (``_calibrate``); apply the frozen decisions (``self.prepared.apply`` with
-        ``self._ledger(session)``: ``Ledger.apply``, run only on the messages that are new
+        (``_calibrate``); let the summarizer note the files in view (``_observe``); apply the
+        frozen decisions (``self.prepared.apply`` with ``self._ledger(session)``: ``Ledger.apply``, run only on the messages that are new
         since the last turn, see ``incremental.py``); remember the user's texts
         (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
         window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
@@ -135,6 +142,7 @@ class Pipeline:
         ### BEGIN SOLUTION 5.5
         self._zones(session)
         self._calibrate(session)
+        self._observe(messages, session)
         messages = self.prepared.apply(messages, self._ledger(session))
         self.user_texts.remember(messages)
         reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)

@@ -58,6 +58,11 @@ class Compactor:
         self.rebuild, self.mtime_notes = rebuild, mtime_notes
         self.compacting = False
 
+    def record(self, messages: Messages, session: Session) -> None:
+        """Note when the agent last saw each file (before every request: the rebuild's mtime
+        notes compare against it, §10.2)."""
+        self.files.record(messages, session.workspace)
+
     def __call__(self, messages: Messages, session: Session) -> Messages:
         """The compacted history; ``messages`` itself when this compaction failed."""
         done = self.run(messages, session)

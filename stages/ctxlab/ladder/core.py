@@ -25,6 +25,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "3:no-per-message-budget": {"per_message": None},
     "4:no-ptl-retry": {"ptl_retry": False},
     "4:no-rebuild": {"rebuild": False},
+    "4:no-mtime-notes": {"mtime_notes": False},
     "4:free-form": {"template": "free-form"},
     "4:no-breaker": {"breaker": False},
     "5:free-form": {"summary": {"template": "free-form"}},

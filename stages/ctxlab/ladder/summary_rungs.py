@@ -10,7 +10,7 @@ from typing import Any
 
 from .. import scenarios
 from ..brain import Brain
-from ..runner import KEEP_EVERYTHING, SYSTEM, load_stage, run
+from ..runner import KEEP_EVERYTHING, SYSTEM, RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..telemetry import error_info
@@ -48,7 +48,8 @@ def summary_loses_constraint(cell: Cell) -> Verdict:
                        f"{lost[0]}; then {broke[0]}")
     if lost:
         return broken(f"the rule was lost at turn {lost[0]} but never tested")
-    return holds(f"{len(summarized)} summaries (turns {', '.join(map(str, summarized))}); "
+    shown = ", ".join(map(str, summarized[:5])) + (" …" if len(summarized) > 5 else "")
+    return holds(f"{len(summarized)} summaries (turns {shown}); "
                  "the rule was in every request after them and config.py was left alone")
 
 
@@ -179,5 +180,70 @@ def summary_ptl(cell: Cell) -> Verdict:
 
 
 __all__ = ["KEEP_EVERYTHING", "cache_collapse", "constraint_run", "failure_storm",
-           "one_big_hammer", "rejected", "summary_loses_constraint", "summary_ptl",
+           "forgets_files", "one_big_hammer", "rejected", "summary_loses_constraint",
+           "summary_ptl",
            "volatile_in_static_zone"]
+
+
+def _reads_and_edits(result: RunResult) -> list[tuple[int, str, str]]:
+    """(turn, tool, path) of every read_file and edit_file call, in order."""
+    out = []
+    turn = 0
+    for message in result.original:
+        if message["role"] != "assistant":
+            continue
+        turn += 1
+        for block in message["content"]:
+            if block.get("type") == "tool_use" and block["name"] in ("read_file", "edit_file"):
+                out.append((turn, block["name"], str(block["input"].get("path", ""))))
+    return out
+
+
+def _forgets(cell: Cell) -> Verdict:
+    """The file being edited, after a summary mid-edit: attached again, or read again."""
+    result = runs.get(cell, "edit-mid-compaction").result
+    summaries = [r.turn for r in agent(result) if any(e["layer"] == "summary"
+                                                      for e in r.compactions)]
+    calls = _reads_and_edits(result)
+    if not summaries:
+        return broken("no summary was made: nothing could take the file out of view")
+    first = summaries[0]
+    edited = {p for t, tool, p in calls if tool == "edit_file" and t < first}
+    after = [(tool, p) for t, tool, p in calls if t >= first and p in edited]
+    if not edited or not any(tool == "edit_file" for tool, _ in after):
+        return broken("the summary did not fall between two edits of one file")
+    path = next(iter(edited))
+    if after[0][0] == "read_file":
+        return pitfall(f"summary at turn {first} between two edits of {path}: its content was "
+                       f"not attached, so the agent read {path} again before the second edit")
+    return holds(f"summary at turn {first} between two edits of {path}: the rebuild attached "
+                 "it, and the agent made the second edit without reading it again")
+
+
+def _stale(cell: Cell) -> Verdict:
+    """A file rewritten on disk between the agent's read and its edit (§10.2)."""
+    result = runs.get(cell, "stale-file").result
+    plan = scenarios.load("stale-file")
+    step = next(s for s in plan.steps if s.stale is not None)
+    if not any(e["layer"] == "summary" for _, e in events(result, "summary")):
+        return broken("no summary was made: no rebuild could note the change")
+    edits = [c for t, tool, c in _reads_and_edits(result) if tool == "edit_file"]
+    stale_edit = any(b.get("input") == step.stale.input for m in result.original
+                     if m["role"] == "assistant" for b in m["content"]
+                     if b.get("type") == "tool_use")
+    if stale_edit:
+        return pitfall(f"{step.call.target} changed on disk after it was read; nothing said so "
+                       "after the summary and the agent edited the stale copy (task "
+                       f"{'done' if result.summary.success else 'not done'})")
+    return holds(f"{step.call.target} changed on disk after it was read; the rebuild's note "
+                 f"said so and the agent edited the current text ({len(edits)} edit(s))")
+
+
+def forgets_files(cell: Cell) -> Verdict:
+    if cell.variant == "no-mtime-notes":
+        return _stale(cell)
+    if cell.variant == "no-rebuild":
+        return _forgets(cell)
+    both = (_forgets(cell), _stale(cell))
+    worst = next((v for v in both if v.status != "holds"), None)
+    return worst or holds(" ; ".join(v.evidence for v in both))

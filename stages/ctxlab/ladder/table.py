@@ -52,6 +52,10 @@ LADDER: tuple[Rung, ...] = (
          "user's rule and the agent breaks it",
          {"1": N, "2": N, "3": N, "4:free-form": P, "4": H, "5:free-form": H, "5": H},
          s.summary_loses_constraint, lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
+    Rung("forgets-files", "§10", 4, "after a summary the agent has the file's name, not its "
+         "content: it reads it again, or edits a stale copy",
+         {"1": N, "2": N, "3": N, "4:no-rebuild": P, "4:no-mtime-notes": P, "4": H, "5": H},
+         s.forgets_files, lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
     Rung("failure-storm", "§9.4", 4, "a failing summarizer is called again on every turn",
          {"1": N, "2": N, "3": N, "4:no-breaker": P, "4": H}, s.failure_storm,
          lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
