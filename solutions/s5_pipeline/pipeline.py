@@ -126,8 +126,9 @@ class Pipeline:
 
         In order: set up the cache zones (``_zones``); learn from the last usage
         (``_calibrate``); let the summarizer note the files in view (``_observe``); apply the
-        frozen decisions (``self.prepared.apply`` with ``self._ledger(session)``: ``Ledger.apply``, run only on the messages that are new
-        since the last turn, see ``incremental.py``); remember the user's texts
+        frozen decisions (``self.prepared.apply`` with ``self._ledger(session)``:
+        ``Ledger.apply``, run only on the messages that are new since the last turn, see
+        ``incremental.py``); remember the user's texts
         (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
         window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
         model's max output)`` — as completion buffer, the target share and that reserve);
