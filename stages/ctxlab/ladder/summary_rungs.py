@@ -16,6 +16,7 @@ from ..sim import Simulator, make_client
 from ..telemetry import error_info
 from ..tokens import count_messages
 from ..tools import definitions
+from ..workbook.router import FINDER
 from . import runs
 from .core import Cell, Verdict, broken, holds, pitfall
 from .evidence import PTL, agent, events, pct, rejected
@@ -140,14 +141,17 @@ def _observer(calls: list[tuple[str, str | None]]) -> Any:
     return observe
 
 
-_TOO_BIG: list[dict[str, Any]] = []
+_TOO_BIG: dict[tuple[str, int | None, str], list[dict[str, Any]]] = {}
 
 
 def too_big_history() -> list[dict[str, Any]]:
-    """The long task's history kept whole on a 1M window: more than a 200K window holds."""
-    if not _TOO_BIG:
-        _TOO_BIG.extend(run(None, "long-task", model="claude-sonnet-4-6").messages)
-    return _TOO_BIG
+    """The long task's history kept whole on a 1M window: more than a 200K window holds
+    (one per implementation selection: it runs stage 1's loop)."""
+    chosen = FINDER.selection
+    key = (chosen.impl, chosen.stage, chosen.chain)
+    if key not in _TOO_BIG:
+        _TOO_BIG[key] = run(None, "long-task", model="claude-sonnet-4-6").messages
+    return _TOO_BIG[key]
 
 
 def summary_ptl(cell: Cell) -> Verdict:

@@ -69,13 +69,13 @@ def verdict(triggers: int, freed: int, was_reached: bool) -> str:
     return WIRED_WRONG if was_reached else NO_CHANCE
 
 
-def _blocking_drill(tmp_root: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+def _blocking_drill(tmp_root: Any, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A history past the blocking mark: must be cut locally, calling no model."""
     sim = Simulator()
     session = Session(make_client(sim), MODEL, [{"type": "text", "text": "Be careful."}],
                       definitions(), tmp_root)
     stage = load_stage(5)
-    layer = stage.make_layer(**options)
+    layer = stage.make_layer(**(options or {}))
     filler = "word " * 8_000
     history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
     limit = session.window - 1_000  # past the blocking mark (3,000 left), still a valid request
