@@ -11,6 +11,7 @@ import pytest
 
 from ctxlab.brain.habits import CALIBRATED, CALIBRATED_ON
 from ctxlab.calibrate.report import calibrate
+from ctxlab.report.compare import LARGE_WINDOW_MODEL
 from ctxlab.runner import run
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
@@ -30,10 +31,11 @@ def test_the_brain_defaults_are_the_figures_calibrate_measures_on_the_real_logs(
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Keep-everything runs of the six scenarios, exported as Claude Code session logs."""
+    """Keep-everything runs of the six scenarios (on the window ``ctxlab compare`` gives the
+    baseline, so none is cut short), exported as Claude Code session logs."""
     folder = tmp_path_factory.mktemp("exported")
     for name in EXPORTED:
-        run(None, name, export_log=folder / f"{name}.jsonl")
+        run(None, name, model=LARGE_WINDOW_MODEL, export_log=folder / f"{name}.jsonl")
     return folder
 
 
@@ -50,3 +52,13 @@ def test_exported_output_lengths_are_within_30_percent_of_the_real_median(
     stats = calibrate([exported]).stats
     assert stats["output_tokens_median"] == pytest.approx(
         CALIBRATED["output_tokens_median"], rel=0.30)
+
+
+def test_exported_runs_note_at_the_calibrated_rate_to_within_one_result_each(
+        exported: Path) -> None:
+    """The notes are spread evenly over each session's results with items, so every session
+    is at ``note_rate`` to within one result, measured by calibrate's own definition."""
+    files = calibrate([exported]).files
+    for f in files:
+        assert abs(f.habits.noted - CALIBRATED["note_rate"] * f.habits.results_with_items) < 1
+    assert sum(f.habits.results_with_items for f in files) >= 30

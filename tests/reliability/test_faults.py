@@ -93,7 +93,13 @@ def test_one_failed_summary_call_is_survived(stage: int, fault: str) -> None:
 @pytest.mark.parametrize("stage", [4, 5])
 def test_an_outage_opens_the_breaker_after_exactly_its_limit(stage: int, fault: str) -> None:
     result, bench = _run(stage, fault, 10_000)
-    assert result.summary.success, (result.summary.error, result.problems)
+    assert result.summary.error is None
+    if stage == 4:  # the fallback cut away the user's early request about svc-121, which no
+        said = [b.get("text", "") for m in result.messages if m["role"] == "user"  # tool can
+                for b in m["content"] if b.get("type") == "text"]  # fetch again: not done
+        assert not any("svc-121" in text for text in said) and not result.summary.success
+    else:
+        assert result.summary.success, result.problems
     groups = bench.summary_groups()
     assert len(groups) == LIMIT  # three failed compactions reached the model, then none
     assert all(len(g) <= PER_COMPACTION[fault] for g in groups)
@@ -122,7 +128,7 @@ def test_stage4_without_headroom_stops_with_a_typed_explained_error() -> None:
     left below the window, an outage ends the run before the breaker's third failure — with
     the API's own error, explained, not a crash. Stage 5's blocking tier is the fix (§8.5)."""
     bench = Bench("medium-results").inject("529", 10_000)
-    result = run(bench, 4, model=None)
+    result = run(bench, 4, model="ctxlab-sim-32k")  # results of ~4K tokens, 11K of room
     assert not result.summary.success
     error = result.summary.error
     assert error is not None and error["type"] == "invalid_request_error"

@@ -3,10 +3,13 @@ does after a summary depends on whether the file it edits is in view as it is no
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
+import pytest
 from s4_summarize.rebuild import CHANGED_NOTE
 
+from ctxlab.cli import main
 from ctxlab.runner import RunResult, run
 from ctxlab.scenarios import Call, load
 
@@ -60,3 +63,13 @@ def test_the_mtime_note_makes_the_agent_edit_the_current_file() -> None:
     assert CHANGED_NOTE not in head_text(plain)
     assert _edits(plain) == [step.stale]  # … but the old copy seen later in view is believed
     assert not plain.summary.success
+
+
+def test_the_switch_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--stage", "4", "--scenario", "edit-mid-compaction", "--set",
+                 "rebuild=false", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["turns"] == lesson("edit-mid-compaction", rebuild=False).summary.turns
+    assert main(["run", "--stage", "4", "--set", "rebuilt=false"]) == 2
+    assert "does not take these options" in capsys.readouterr().err
+    assert main(["run", "--keep-everything", "--set", "rebuild=false"]) == 2

@@ -12,12 +12,12 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ctxlab.kinds import PATH_FIELDS as PATH_KEYS
 from ctxlab.tokens import block_text
 
 from .blocks import as_blocks
 
 Message = dict[str, Any]
-PATH_KEYS = ("file_path", "path", "notebook_path")
 HEAD = 80
 
 
