@@ -62,15 +62,16 @@ class Session:
         text = self.dynamic() if self.dynamic is not None else ""
         block = {"type": "text", "text": text}
         system = [*self.system, block] if text and not self.dynamic_at_end else self.system
+        wire = messages  # what is sent; the observer sees the history as the layer made it
         if text and self.dynamic_at_end and kind == "agent" and messages:
             last = messages[-1]["content"]
             last = [{"type": "text", "text": last}] if isinstance(last, str) else last
-            messages = [*messages[:-1], dict(messages[-1], content=[*last, block])]
+            wire = [*messages[:-1], dict(messages[-1], content=[*last, block])]
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
                                    "system": system, "tools": self.tools}
         request.update(params)
         try:
-            response = self.client.messages.create(messages=messages, **request)
+            response = self.client.messages.create(messages=wire, **request)
         except anthropic.APIError as error:
             if self.observer:
                 self.observer(kind, messages, None, error)
