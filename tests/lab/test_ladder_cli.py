@@ -30,3 +30,13 @@ def test_an_unknown_rung_is_a_usage_error(capsys: pytest.CaptureFixture[str]) ->
     with pytest.raises(SystemExit) as stop:
         main(["ladder", "--rung", "no-such-rung"])
     assert stop.value.code == 2
+
+
+def test_an_in_process_command_leaves_the_implementation_as_it_was(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from ctxlab.workbook.router import FINDER
+
+    before = FINDER.selection
+    assert main(["ladder", "--rung", "dead-layer", "--stage", "1", "--impl", "stages",
+                 "--json"]) == 0
+    assert FINDER.selection == before  # tests and notebooks call main() in-process
