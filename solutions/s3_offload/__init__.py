@@ -14,9 +14,15 @@ from .preview import make_preview
 from .store import OFFLOAD_DIR, offload
 
 
-def make_layer(*, per_result: int = 50_000, per_message: int = 200_000) -> OffloadLayer:
-    """The stage's context layer: offload big results; history is left as it is."""
-    return OffloadLayer(per_result=per_result, per_message=per_message)
+def make_layer(*, per_result: int = 50_000, per_message: int | None = 200_000,
+               read_exemption: bool = True) -> OffloadLayer:
+    """The stage's context layer: offload big results; history is left as it is.
+
+    ``per_message=None`` and ``read_exemption=False`` are the naive variants the pitfall
+    ladder runs (``--set per_message=null``, ``--set read_exemption=false``).
+    """
+    return OffloadLayer(per_result=per_result, per_message=per_message,
+                        read_exemption=read_exemption)
 
 
 __all__ = [

@@ -13,6 +13,7 @@ saw it is flagged, so "this may have changed" is said out loud instead of assume
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ MAX_FILES = 5
 PER_FILE = 5_000
 TOTAL = 50_000
 ATTACHMENT_HEADER = "Files read again from the workspace after the compaction (current contents):"
+_ATTACHED = re.compile(r'^<file path="([^"]+)">$', re.M)
 CHANGED_NOTE = ("Note: this file changed on disk after the agent last saw it; the text below is "
                 "its current content, not the one the conversation saw.")
 
@@ -36,10 +38,16 @@ def _tool_uses(messages: Messages) -> list[dict[str, Any]]:
 
 
 def touched_paths(messages: Messages) -> list[str]:
-    """The ``path`` inputs of the tool calls in ``messages``, most recent first, no repeats."""
+    """The ``path`` inputs of the tool calls in ``messages``, most recent first, then the files
+    an earlier rebuild attached (a second compaction in a row must not forget the file the
+    first one put back), no repeats."""
     paths = [u["input"]["path"] for u in _tool_uses(messages)
              if isinstance((u.get("input") or {}).get("path"), str)]
-    return list(dict.fromkeys(reversed(paths)))
+    attached = [path for m in messages if m["role"] == "user" and isinstance(m["content"], list)
+                for b in m["content"] if b.get("type") == "text"
+                and b.get("text", "").startswith(ATTACHMENT_HEADER)
+                for path in _ATTACHED.findall(b["text"])]
+    return list(dict.fromkeys([*reversed(paths), *attached]))
 
 
 class FileLog:

@@ -28,11 +28,13 @@ from .anchors import coverage
 from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
+from .fallback import LastResort
 from .incremental import Prepared
 from .ledger import Ledger
 from .microcompact import microcompact
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
+from .volatile import place
 from .zones import prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
@@ -46,12 +48,14 @@ class Pipeline:
     def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
                  per_message: int = 200_000, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 3, target_share: float = 0.6,
-                 dynamic: str = "") -> None:
+                 dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
         self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
         self.target_share = target_share
         self.dynamic = dynamic
+        self.dynamic_zone = dynamic_zone  # "static": the volatile context ahead of the boundary
+        self.volatile: Any = None
         self.user_texts = UserTexts()
         self.ledger: Ledger | None = None
         self.prefix: str | None = None
@@ -110,12 +114,24 @@ class Pipeline:
         """Learn what the last request held beyond its messages, once its usage is known."""
         self.calibration.learn(session.last_usage)
 
+    def _observe(self, messages: Messages, session: Session) -> None:
+        """Stage 4's file log, when the summarizer keeps one: the rebuild after a summary
+        flags a file that changed on disk since the agent saw it (§10.2)."""
+        record = getattr(self.summarize, "record", None)
+        if record is not None:
+            record(messages, session)
+
     def _zones(self, session: Session) -> None:
-        """Sorted tools and a static/dynamic system prompt; check the prefix never moves."""
+        """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
+        On the first request, also the last resort for a request rejected as too long."""
         if self.prefix is None:
+            session.recover = LastResort(session, lambda m: self._estimate(m, session))
             static = "\n".join(b.get("text", "") for b in session.system)
             session.tools = zoned_tools(session.tools)
             session.system = zoned_system(static, self.dynamic)
+            self.volatile = place(self.dynamic_zone, static, session)
+        if self.volatile is not None:
+            session.system = self.volatile.system(self.dynamic)
         current = prefix_hash(session.tools, session.system)
         if self.prefix is not None and current != self.prefix:
             self.prefix_changes += 1
@@ -125,9 +141,10 @@ class Pipeline:
         """The history to send now.
 
         In order: set up the cache zones (``_zones``); learn from the last usage
-        (``_calibrate``); apply the frozen decisions (``self.prepared.apply`` with
-        ``self._ledger(session)``: ``Ledger.apply``, run only on the messages that are new
-        since the last turn, see ``incremental.py``); remember the user's texts
+        (``_calibrate``); let the summarizer note the files in view (``_observe``); apply the
+        frozen decisions (``self.prepared.apply`` with ``self._ledger(session)``:
+        ``Ledger.apply``, run only on the messages that are new since the last turn, see
+        ``incremental.py``); remember the user's texts
         (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
         window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
         model's max output)`` — as completion buffer, the target share and that reserve);
@@ -143,6 +160,7 @@ class Pipeline:
         ### BEGIN SOLUTION 5.5
         self._zones(session)
         self._calibrate(session)
+        self._observe(messages, session)
         messages = self.prepared.apply(messages, self._ledger(session))
         self.user_texts.remember(messages)
         reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)

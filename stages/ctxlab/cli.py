@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from .commands import COMMANDS, UserError
+from .workbook.router import FINDER, use
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,6 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 0
+    selection = FINDER.selection  # a command may switch implementation: only for its own run
     try:
         return int(args.run(args) or 0)
     except (UserError, OSError) as error:
@@ -57,6 +59,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{escape(str(error).splitlines()[0] if str(error) else '')} "
             "(run again with --debug for the traceback)", highlight=False, soft_wrap=True)
         return 1
+    finally:
+        if FINDER.selection != selection:  # called in-process (tests, notebooks): put it back
+            use(selection.impl, selection.stage, selection.chain)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Any
 
 import anthropic
 
-from . import scenarios
+from . import dynamic, scenarios
 from .brain import Brain
 from .journal import Journal, ResumePoint, begin, resumable
 from .loss import LossManifest, Tracker, verify
@@ -85,9 +85,16 @@ class _MeteredToolBox(ToolBox):
         self.on_repeat = on_repeat
         self.tracker = tracker
         self.pending: list[tuple[str, str, Any]] = []  # (id, name, input) of the last response
+        self.calls = 0
+        self.changed: list[str] = []  # files edited or written, for the dynamic context
 
     def run(self, name: str, tool_input: Mapping[str, Any]) -> ToolOutput:
         output = super().run(name, tool_input)
+        self.calls += 1
+        path = tool_input.get("path")
+        if name in ("edit_file", "write_file") and isinstance(path, str) \
+                and path not in self.changed:
+            self.changed.append(path)
         key = (name, input_hash(tool_input))
         if self.seen.get(key) == output.content:  # §12.2: same call, same result
             self.on_repeat()
@@ -220,6 +227,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
                           definitions(), folder.root, observer=observe,
                           now=time.monotonic if live else lambda: sim.clock.now)
+        session.dynamic = lambda: dynamic.render(
+            plan.dynamic, time.time() if live else dynamic.EPOCH + sim.clock.now,
+            calls=toolbox.calls, changed=toolbox.changed)
         journal = Journal(folder.root) if workspace is not None else None  # kept: resumable
         if point is not None and journal is not None:
             messages = point.history

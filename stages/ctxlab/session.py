@@ -39,6 +39,10 @@ class Session:
     events: list[Compaction] = field(default_factory=list)
     tool_names: dict[str, str] = field(default_factory=dict)  # tool_use id → tool name
     now: Callable[[], float] = time.monotonic  # the run's clock (simulated offline)
+    dynamic: Callable[[], str] | None = None  # the harness's volatile context (ctxlab.dynamic)
+    dynamic_at_end: bool = False  # send it after the newest message instead of in ``system``
+    recover: Callable[[list[dict[str, Any]], anthropic.APIError], Any] | None = None
+    """A layer's last resort for a rejected agent request: returns a response or raises."""
 
     @property
     def window(self) -> int:
@@ -50,16 +54,29 @@ class Session:
         """``client.messages.create`` with this session's defaults, reported to the observer.
 
         ``params`` override the defaults (a summarizer passes its own ``system``,
-        ``tool_choice`` or ``max_tokens``). API errors are reported, then raised.
+        ``tool_choice`` or ``max_tokens``). The harness's volatile context, when there is
+        one, goes after ``system`` as a block of its own — or, with ``dynamic_at_end``, after
+        the newest message of an agent request, past every cache breakpoint (only on the
+        wire: the history does not keep it). API errors are reported, then raised.
         """
+        text = self.dynamic() if self.dynamic is not None else ""
+        block = {"type": "text", "text": text}
+        system = [*self.system, block] if text and not self.dynamic_at_end else self.system
+        wire = messages  # what is sent; the observer sees the history as the layer made it
+        if text and self.dynamic_at_end and kind == "agent" and messages:
+            last = messages[-1]["content"]
+            last = [{"type": "text", "text": last}] if isinstance(last, str) else last
+            wire = [*messages[:-1], dict(messages[-1], content=[*last, block])]
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
-                                   "system": self.system, "tools": self.tools}
+                                   "system": system, "tools": self.tools}
         request.update(params)
         try:
-            response = self.client.messages.create(messages=messages, **request)
+            response = self.client.messages.create(messages=wire, **request)
         except anthropic.APIError as error:
             if self.observer:
                 self.observer(kind, messages, None, error)
+            if kind == "agent" and self.recover is not None:
+                return self.recover(messages, error)
             raise
         if kind == "agent":
             self.last_usage = response.usage

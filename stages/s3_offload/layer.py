@@ -13,7 +13,7 @@ from typing import Any
 from ctxlab.session import Session
 from ctxlab.tokens import count_text
 
-from .budget import choose_offloads
+from .budget import READ_TOOLS, choose_offloads
 from .preview import make_preview
 from .store import OFFLOAD_DIR, offload
 
@@ -29,11 +29,17 @@ def result_text(block: dict[str, Any]) -> str:
 
 
 class OffloadLayer:
-    """Offload tool results over budget; leave the history alone."""
+    """Offload tool results over budget; leave the history alone.
 
-    def __init__(self, *, per_result: int = 50_000, per_message: int = 200_000) -> None:
+    ``per_message=None`` drops the per-message budget and ``read_exemption=False`` the read
+    tool's exemption: the naive variants, to watch §2.4 and §6.10 happen.
+    """
+
+    def __init__(self, *, per_result: int = 50_000, per_message: int | None = 200_000,
+                 read_exemption: bool = True) -> None:
         self.per_result = per_result
         self.per_message = per_message
+        self.exempt = READ_TOOLS if read_exemption else frozenset()
 
     def prepare(self, messages: Blocks, session: Session) -> Blocks:
         return messages
@@ -42,7 +48,7 @@ class OffloadLayer:
         sizes = [(b["tool_use_id"], session.tool_names.get(b["tool_use_id"], ""),
                   len(result_text(b))) for b in results if b.get("type") == "tool_result"]
         chosen = set(choose_offloads(sizes, per_result=self.per_result,
-                                     per_message=self.per_message))
+                                     per_message=self.per_message, exempt=self.exempt))
         admitted = []
         for block in results:
             if block.get("tool_use_id") not in chosen:

@@ -23,7 +23,7 @@ from s2_truncate import api_rounds, assert_messages_valid
 from ctxlab.session import Session
 
 from .errors import NothingToSummarize, ToolCallInsteadOfSummary
-from .ptl import ptl_retry
+from .ptl import MAX_PTL_RETRIES, ptl_retry
 from .rebuild import ATTACHMENT_HEADER, FileLog, reattach_files
 from .template import read_summary
 from .transcript import archive
@@ -96,15 +96,16 @@ def rebuild(older: Messages, session: Session, files: FileLog | None,
 
 
 def summarize(messages: Messages, session: Session, *, prompt: str, keep_tokens: int,
-              files: FileLog | None, mtime_notes: bool = True) -> Compacted:
-    """Fold everything before the recent rounds into a summary (steps 1–4 above); with
-    ``files`` None, nothing is rebuilt after it."""
+              files: FileLog | None, mtime_notes: bool = True,
+              ptl_retries: int = MAX_PTL_RETRIES) -> Compacted:
+    """Fold everything before the recent rounds into a summary (steps 1–4 above), with at
+    most ``ptl_retries`` PTL retries; with ``files`` None, nothing is rebuilt after it."""
     cut = recent_start(messages, keep_tokens)
     if cut <= 1:
         raise NothingToSummarize("only the first message lies before the recent rounds")
     older, recent = messages[:cut], messages[cut:]
     retried = ptl_retry(lambda sent: ask_for_summary(session, sent, prompt),
-                        without_attachments(older))
+                        without_attachments(older), retries=ptl_retries)
     archive(session.workspace, older)
     head = {"role": "user", "content": [_text(f"{SUMMARY_HEADER}\n\n{retried.summary}"),
                                         *rebuild(older, session, files, mtime_notes)]}

@@ -20,6 +20,7 @@ from ctxlab.session import Session
 
 from .breaker import CircuitBreaker, guarded
 from .compact import SUMMARY_MAX_TOKENS, Compacted, summarize
+from .ptl import MAX_PTL_RETRIES
 from .rebuild import FileLog
 from .template import summary_prompt
 from .transcript import archive
@@ -38,22 +39,29 @@ class Compactor:
     least). ``retries``, ``base_delay``, ``sleep``: the backoff for transient errors.
     ``rebuild``: False to attach no files after the summary (to watch the agent read again
     the file it was editing, §10.1); ``mtime_notes``: False to attach them without saying
-    which changed on disk (to watch it trust a stale copy, §10.2).
+    which changed on disk (to watch it trust a stale copy, §10.2). ``ptl_retry``: False sends
+    the summary request once, however long (to watch §9.1 happen).
     """
 
     def __init__(self, *, template: str = "structured", breaker: bool = True,
                  keep_recent: float = 0.1, retries: int = 2, base_delay: float = 0.05,
                  sleep: Callable[[float], None] = time.sleep, rebuild: bool = True,
-                 mtime_notes: bool = True) -> None:
+                 mtime_notes: bool = True, ptl_retry: bool = True) -> None:
         if template not in TEMPLATES:
             raise ValueError(f"unknown template {template!r}; choose one of {TEMPLATES}")
         self.structured = template == "structured"
         self.breaker = CircuitBreaker() if breaker else None
         self.keep_recent = keep_recent
         self.retries, self.base_delay, self.sleep = retries, base_delay, sleep
+        self.ptl_retries = MAX_PTL_RETRIES if ptl_retry else 0
         self.files = FileLog()
         self.rebuild, self.mtime_notes = rebuild, mtime_notes
         self.compacting = False
+
+    def record(self, messages: Messages, session: Session) -> None:
+        """Note when the agent last saw each file (before every request: the rebuild's mtime
+        notes compare against it, §10.2)."""
+        self.files.record(messages, session.workspace)
 
     def __call__(self, messages: Messages, session: Session) -> Messages:
         """The compacted history; ``messages`` itself when this compaction failed."""
@@ -79,7 +87,7 @@ class Compactor:
         return summarize(messages, session, prompt=summary_prompt(structured=self.structured),
                          keep_tokens=int(self.keep_recent * session.window),
                          files=self.files if self.rebuild else None,
-                         mtime_notes=self.mtime_notes)
+                         mtime_notes=self.mtime_notes, ptl_retries=self.ptl_retries)
 
     def _truncate(self, messages: Messages, session: Session) -> Compacted:
         """The fallback: stage 2's safe cut, down to half of what a summary may use; what it

@@ -4,7 +4,8 @@
 ``admit`` is stage 3's: big tool results go to disk as they arrive. ``prepare`` measures the
 history — the last usage, corrected for what changed since (§9.5) — and past a fixed
 threshold below the window it compacts: an LLM summary behind the circuit breaker, or stage
-2's safe cut once the breaker is open. ``compact`` is also the manual entry point, so both
+2's safe cut once the breaker is open. The history it hands over carries one prompt-cache
+breakpoint, on the newest message (``cache``). ``compact`` is also the manual entry point, so both
 kinds of compaction share one path, rebuild included (§10.4), and a compaction never
 triggers another one (§9.3). The threshold is kept simple — the window minus the summary's
 output budget minus a buffer; stage 5 does thresholds properly (§8).
@@ -19,6 +20,7 @@ from s3_offload import OffloadLayer
 
 from ctxlab.session import Session
 
+from .cache import mark_newest_message
 from .compact import SUMMARY_MAX_TOKENS
 from .compactor import Compactor
 from .ledger import TokenLedger
@@ -50,13 +52,13 @@ class SummaryLayer(OffloadLayer):
     def prepare(self, messages: Messages, session: Session) -> Messages:
         if self.compactor.compacting:  # a compaction request never triggers one (§9.3)
             return messages
-        self.compactor.files.record(messages, session.workspace)
+        self.compactor.record(messages, session)
         size, limit = self.ledger.size(messages, session), self.threshold(session.window)
         if size > limit:
             messages = self.compact(messages, session,
                                     trigger=f"auto: ~{size:,} tokens > {limit:,}")
         self.ledger.handed(messages)
-        return messages
+        return mark_newest_message(messages)
 
     def compact(self, messages: Messages, session: Session, *,
                 trigger: str = "manual") -> Messages:

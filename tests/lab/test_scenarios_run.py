@@ -72,7 +72,7 @@ def fitting_model(scenario: Scenario) -> str:
     return ROOMY if scenario.name in OVERFLOWING else scenario.model
 
 
-OVERFLOWING = ("long-task", "medium-results", "chat-heavy")
+OVERFLOWING = ("long-task", "medium-results", "chat-heavy", "parallel-flood")
 """Scenarios declared on a 200K window that they outgrow when nothing is compacted."""
 
 

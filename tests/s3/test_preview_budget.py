@@ -43,3 +43,12 @@ def test_read_results_are_never_offloaded() -> None:
     results = [("big", "read_file", 500_000), ("log", "run_command", 60_000)]
     assert choose_offloads(results) == ["log"]
     assert choose_offloads(results, per_result=0, per_message=0) == ["log"]
+
+
+@pytest.mark.exercise("3.3")
+def test_the_naive_variants_exist_only_to_show_their_pitfall() -> None:
+    """``per_message=None`` and ``exempt=frozenset()``: the ladder's naive cells (§2.4, §6.10)."""
+    burst = [(f"r{n}", "run_command", 39_000) for n in range(10)]
+    assert choose_offloads(burst, per_message=None) == []  # 390K in one message, all kept
+    reads = [("big", "read_file", 500_000)]
+    assert choose_offloads(reads, exempt=frozenset()) == ["big"]

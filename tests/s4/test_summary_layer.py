@@ -82,7 +82,8 @@ def test_freed_tokens_are_carried_forward(session_on) -> None:
     session.last_usage = _usage(25_000)
     new = layer.compact(messages, session)  # a manual compaction between two turns
     calls = len(sim.calls)
-    assert layer.prepare(new, session) is new  # usage still says 25,000: not compacted again
+    again = layer.prepare(new, session)  # usage still says 25,000: not compacted again
+    assert again[0] is new[0] and len(again) == len(new)
     assert len(sim.calls) == calls and [e["layer"] for e in session.events] == ["summary"]
     assert layer.ledger.size(new, session) == 25_000 - layer.ledger.freed
 

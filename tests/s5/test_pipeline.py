@@ -42,7 +42,9 @@ def test_long_task_keeps_a_warm_cache_and_a_byte_identical_prefix() -> None:
         names = [t["name"] for t in body["tools"]]
         assert names == sorted(names)
         marks = [b for m in body["messages"] for b in m["content"] if "cache_control" in b]
-        assert len(marks) == 1 and "cache_control" in body["messages"][-1]["content"][-1]
+        last = body["messages"][-1]["content"]
+        assert last[-1]["text"].startswith("Today's date")  # the dynamic zone: the very end
+        assert len(marks) == 1 and "cache_control" in last[-2]
 
 
 def test_medium_results_are_handled_without_a_summary() -> None:

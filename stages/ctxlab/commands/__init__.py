@@ -12,6 +12,7 @@ from . import (
     example_cmd,
     grade_cmd,
     hint,
+    ladder_cmd,
     models_cmd,
     probe_cmd,
     replay_cmd,
@@ -25,6 +26,6 @@ from .common import UserError
 
 COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, watch_cmd,
             hint, workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
-            bench_cmd, calibrate_cmd)
+            bench_cmd, calibrate_cmd, ladder_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

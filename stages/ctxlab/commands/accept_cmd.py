@@ -1,4 +1,10 @@
-"""``ctxlab accept``: prove every layer of the pipeline fires (guide §12.8)."""
+"""``ctxlab accept``: prove every layer of the pipeline fires (guide §12.8).
+
+``--impl stages`` checks your own stage 5; ``--set KEY=VALUE`` changes every drill's layer
+options (a mis-wired layer must fail: ``--set keep_results=10000`` leaves microcompact nothing
+to clear). A dead layer is named, with the kind of dead: *no chance* (its trigger was never
+reached) or *wired wrong* (reached, and it freed nothing).
+"""
 
 from __future__ import annotations
 
@@ -8,16 +14,19 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from ..report.accept import accept
+from .. import use
+from ..report.accept import FIRES, accept
 from ..report.compare import built_stages
 from ..view import figures
-from .common import UserError, print_json
+from .common import UserError, add_layer_options, check_layer_options, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("accept", help="force each layer and check it fires (§12.8)")
+    add_layer_options(parser, what="check")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 
@@ -25,15 +34,25 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if 5 not in built_stages():
         raise UserError("acceptance checks the stage-5 pipeline, which is not built yet")
-    with Console(stderr=True).status("forcing each layer …"), \
-            tempfile.TemporaryDirectory() as tmp:
-        report = accept(Path(tmp))
+    use(args.impl, 5 if args.impl == "stages" else None, args.chain)
+    options = dict(args.options)
+    check_layer_options(5, options)
+    try:
+        with Console(stderr=True).status("forcing each layer …"), \
+                tempfile.TemporaryDirectory() as tmp:
+            report = accept(Path(tmp), options=options)
+    except NotImplementedError as error:
+        raise UserError(f"{error} — your stage 5 is not finished yet (`ctxlab grade 5` shows "
+                        "what is left)") from None
     if args.json:
         print_json(report)
         return 0 if report["passed"] else 1
     console = Console()
     console.print(acceptance_table(report))
-    console.print("[green]passed[/]" if report["passed"] else "[red]failed: a layer is dead[/]")
+    if report["passed"]:
+        console.print("[green]passed[/]")
+    else:
+        console.print(f"[red]failed: dead layer(s): {', '.join(report['dead'])}[/]")
     return 0 if report["passed"] else 1
 
 
@@ -45,7 +64,8 @@ def acceptance_table(report: dict[str, Any]) -> Table:
     figures(table, "triggers", "freed\ntokens")
     table.add_column("verdict", no_wrap=True)
     for row in report["layers"]:
-        ok = row["triggers"] > 0 and row["freed_tokens"] > 0
-        table.add_row(row["layer"], f"{row['scenario']}: {row['why']}", str(row["triggers"]),
-                      f"{row['freed_tokens']:,}", "[green]fires[/]" if ok else "[red]DEAD[/]")
+        style = "green" if row["verdict"] == FIRES else "red"
+        table.add_row(row["layer"], escape(f"{row['scenario']}: {row['why']}"),
+                      str(row["triggers"]), f"{row['freed_tokens']:,}",
+                      f"[{style}]{row['verdict']}[/]")
     return table

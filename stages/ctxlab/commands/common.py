@@ -1,8 +1,10 @@
-"""What subcommands share: the user-error type, number arguments and JSON output."""
+"""What subcommands share: the user-error type, JSON output, number arguments and the layer
+options."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import sys
 from typing import Any
@@ -45,3 +47,55 @@ def bounded_int(text: str, low: int, high: int | None = None) -> int:
         span = f"from {low} to {high}" if high is not None else f"at least {low}"
         raise argparse.ArgumentTypeError(f"must be {span}, not {value}")
     return value
+
+
+def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run") -> None:
+    """``--impl``, ``--chain`` and ``--set KEY=VALUE``: which implementation to ``what`` and
+    the options for the stage's ``make_layer`` (the same on run, compare, accept, replay,
+    ladder)."""
+    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
+                        help=f"{what} the reference (default) or your workbook")
+    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
+                        help="with --impl stages: other stages from the reference or yours")
+    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
+                        metavar="KEY=VALUE", help="an option for the stage's make_layer, "
+                                                  "e.g. --set naive=true (repeatable)")
+
+
+def check_layer_options(stage: int, options: dict[str, Any]) -> None:
+    """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
+    line before any work."""
+    from ..runner import load_stage
+
+    try:
+        layer = load_stage(stage).make_layer(**options)
+    except ImportError as error:
+        raise UserError(f"stage {stage} cannot be loaded: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise UserError(f"stage {stage}'s make_layer does not take these options: "
+                        f"{error}") from None
+    _check_types(layer, options)
+
+
+def _check_types(layer: Any, options: dict[str, Any]) -> None:
+    """Each ``--set`` value of the type of the option's default (``per_result=abc`` is not a
+    number), so a wrong value is one line now, not an error deep inside a run."""
+    try:
+        defaults = {name: p.default for name, p in
+                    inspect.signature(type(layer).__init__).parameters.items()}
+    except (TypeError, ValueError):
+        return
+    for key, value in options.items():
+        default = defaults.get(key, inspect.Parameter.empty)
+        if default is inspect.Parameter.empty or default is None or value is None:
+            continue  # no default to compare with, or null: "switch this off"
+        wanted = (int, float) if isinstance(default, float) else type(default)
+        if isinstance(value, bool) is not isinstance(default, bool) or \
+                not isinstance(value, wanted):
+            raise UserError(f"--set {key}={json.dumps(value)}: expected "
+                            f"{_kind(default)} like {json.dumps(default)}")
+
+
+def _kind(value: Any) -> str:
+    return {bool: "true or false", int: "a whole number", float: "a number",
+            str: "a text", dict: "a JSON object"}.get(type(value), type(value).__name__)

@@ -6,7 +6,7 @@ import argparse
 
 from rich.console import Console
 
-from ..report.compare import compare
+from ..report.compare import bill_markdown, compare
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
 from ..view import summary_view
@@ -17,7 +17,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("compare", help="run every stage on one task: the total bill")
     parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--json", action="store_true", help="print a list of run objects")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print a list of run objects")
+    output.add_argument("--markdown", action="store_true", help="print the README's table")
     parser.set_defaults(run=run)
 
 
@@ -32,6 +34,9 @@ def run(args: argparse.Namespace) -> int:
                        on_run=lambda label: spinner.update(f"running {label} …"))
     if args.json:
         print_json(rows)
+        return 0
+    if args.markdown:
+        print(bill_markdown(rows), end="")
         return 0
     console = Console()
     console.print(summary_view(console, [RunSummary.from_dict(r) for r in rows],

@@ -6,6 +6,7 @@ import argparse
 from dataclasses import asdict
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..workbook import grade
@@ -13,7 +14,7 @@ from ..workbook.layout import STAGES, repo_root, stage
 from .common import UserError, print_json
 
 STYLE = {grade.TODO: "yellow", grade.DONE: "green", grade.PITFALL: "cyan",
-         grade.REGRESSION: "bold red"}
+         grade.HOLDS: "green", grade.REGRESSION: "bold red", grade.BROKEN: "bold red"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -43,12 +44,15 @@ def run(args: argparse.Namespace) -> int:
     for column in ("stage", "exercise / pitfall", "status", "detail"):
         table.add_column(column)
     for r in rows:
-        table.add_row(str(r.stage), r.item, f"[{STYLE[r.status]}]{r.status}[/]", r.detail)
+        table.add_row(str(r.stage), escape(r.item), f"[{STYLE[r.status]}]{r.status}[/]",
+                      escape(r.detail))
     console = Console()
     console.print(table)
-    todo = next((r for r in rows if r.status in (grade.REGRESSION, grade.TODO)), None)
+    todo = next((r for r in rows if r.status in (grade.REGRESSION, grade.BROKEN, grade.TODO)),
+                None)
     if todo is None:
-        console.print("Everything graded is done. Pitfall rows show what the next stage fixes.")
+        console.print("Everything graded is done. Pitfall rows show what the next stage fixes "
+                      "(`ctxlab ladder` shows every stage's cells).")
     else:
         number = todo.item.split()[1] if todo.item.startswith("exercise") else ""
         hint = f" — stuck? `ctxlab hint {number}`" if number else ""

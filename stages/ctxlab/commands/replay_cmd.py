@@ -9,10 +9,7 @@ only when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
-import inspect
-import json
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -22,10 +19,9 @@ from ..replay import TranscriptError, replay_file
 from ..replay.discover import DiscoveryError, display_name, find_logs
 from ..replay.lines import MAX_BYTES
 from ..replay.view import overview, report_view
-from ..runner import load_stage
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, option, positive_int, print_json
+from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
 
 
 def tokens(text: str) -> int:
@@ -59,13 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "when known, else the workbook's default)")
     parser.add_argument("--whole-file", action="store_true",
                         help="replay the whole file, not only what follows the last compaction")
-    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
-                        metavar="KEY=VALUE", help="an option for the stage's make_layer, "
-                                                  "e.g. --set per_result=5000 (repeatable)")
-    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
-                        help="replay through the reference (default) or your workbook")
-    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
-                        help="with --impl stages: other stages from the reference or yours")
+    add_layer_options(parser, what="replay through")
     parser.add_argument("--max-bytes", type=positive_int, default=MAX_BYTES, metavar="N",
                         help="skip logs bigger than N bytes (default 256 MB)")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
@@ -81,43 +71,6 @@ def _stage(requested: int | None) -> int:
     return stage
 
 
-def _check_options(stage: int, options: dict[str, Any]) -> None:
-    """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
-    line before any work."""
-    try:
-        layer = load_stage(stage).make_layer(**options)
-    except ImportError as error:
-        raise UserError(f"stage {stage} cannot be loaded: {error}") from None
-    except (TypeError, ValueError) as error:
-        raise UserError(f"stage {stage}'s make_layer does not take these options: "
-                        f"{error}") from None
-    _check_types(layer, options)
-
-
-def _check_types(layer: Any, options: dict[str, Any]) -> None:
-    """Each ``--set`` value of the type of the option's default (``per_result=abc`` is not a
-    number), so a wrong value is one line now, not an error deep inside a replay."""
-    try:
-        defaults = {name: p.default for name, p in
-                    inspect.signature(type(layer).__init__).parameters.items()}
-    except (TypeError, ValueError):
-        return
-    for key, value in options.items():
-        default = defaults.get(key, inspect.Parameter.empty)
-        if default is inspect.Parameter.empty or default is None:
-            continue
-        wanted = (int, float) if isinstance(default, float) else type(default)
-        if isinstance(value, bool) is not isinstance(default, bool) or \
-                not isinstance(value, wanted):
-            raise UserError(f"--set {key}={json.dumps(value)}: expected "
-                            f"{_kind(default)} like {json.dumps(default)}")
-
-
-def _kind(value: Any) -> str:
-    return {bool: "true or false", int: "a whole number", float: "a number",
-            str: "a text", dict: "a JSON object"}.get(type(value), type(value).__name__)
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         files = find_logs(args.paths)
@@ -128,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     options = dict(args.options)
-    _check_options(stage, options)
+    check_layer_options(stage, options)
     errors = Console(stderr=True)
     reports, failed = [], []
     for path in progress(files, "replaying", console=errors):

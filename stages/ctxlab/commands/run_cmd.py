@@ -23,7 +23,7 @@ from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..tools.safe_path import UnsafePathError
 from ..view import Dashboard, explain_error, summary_view
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, option, positive_int, print_json
+from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,14 +37,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--scenario", default="long-task",
                         help=f"scenario name (default long-task); one of: {', '.join(names())}")
     parser.add_argument("--model", help="model id (default: the scenario's; see ctxlab models)")
-    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
-                        help="run the reference (default) or your workbook")
-    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
-                        help="with --impl stages: other stages from the reference or yours")
+    add_layer_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
-    parser.add_argument("--set", dest="options", type=option, action="append", default=[],
-                        metavar="KEY=VALUE", help="an option for the stage's make_layer, e.g. "
-                                                  "--set rebuild=false on stage 4 (repeatable)")
     parser.add_argument("--max-turns", type=positive_int, metavar="N",
                         help="stop after N turns (N ≥ 1; default: 3 per scenario step + 20)")
     parser.add_argument("--live", action="store_true",
@@ -98,19 +92,6 @@ def _check_workspace(args: argparse.Namespace, stage: int | None) -> None:
                         "--resume to continue the run in it")
 
 
-def _check_options(stage: int | None, options: dict[str, object]) -> None:
-    """``--set`` options a layer does not take are one clear line, before the run."""
-    if not options:
-        return
-    if stage is None:
-        raise UserError("--set configures a stage's layer; --keep-everything has none")
-    try:
-        runner.load_stage(stage).make_layer(**options)
-    except (TypeError, ValueError) as error:
-        raise UserError(f"stage {stage}'s make_layer does not take these options: "
-                        f"{error}") from None
-
-
 def _check_export(path: Path | None) -> None:
     """A session log is one run: refuse a file that exists (or a link) instead of mixing."""
     if path is not None and (path.is_symlink() or path.exists()):
@@ -128,7 +109,11 @@ def run(args: argparse.Namespace) -> int:
     _check_workspace(args, stage)
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
-    _check_options(stage, dict(args.options))
+    options = dict(args.options)
+    if options:
+        if stage is None:
+            raise UserError("--set needs a stage: --keep-everything has no context layer")
+        check_layer_options(stage, options)
     console = Console(stderr=args.json)
     title = f"stage {stage or 'keep-everything'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
@@ -143,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
                                   f"{escape(shlex.join(argv))}", highlight=False)
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
-                                    layer_options=dict(args.options) or None,
+                                    layer_options=options or None,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,

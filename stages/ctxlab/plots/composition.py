@@ -14,7 +14,7 @@ from typing import Any
 
 from matplotlib.figure import Figure
 
-from ctxlab import models
+from ctxlab import dynamic, models
 from ctxlab.runner import SYSTEM, RunResult
 from ctxlab.sim.render import MESSAGE_FRAMING, image_tokens
 from ctxlab.tokens import count_block, count_text
@@ -57,10 +57,13 @@ def composition(messages: Messages, *, system: list[dict[str, Any]] | None = Non
                 model: str | None = None) -> dict[str, int]:
     """Tokens per kind (``KINDS``) of one request's context.
 
-    ``system`` and ``tools`` default to the ones ``ctxlab.runner`` sends (pass ``[]`` for
-    none); with ``model``, the tool-use system prompt the API adds is counted under "tools".
+    ``system`` and ``tools`` default to the ones ``ctxlab.runner`` sends, the default volatile
+    context (the date) included (pass ``[]`` for none); with ``model``, the tool-use system
+    prompt the API adds is counted under "tools".
     """
-    system = [{"type": "text", "text": SYSTEM}] if system is None else system
+    if system is None:
+        system = [{"type": "text", "text": SYSTEM},
+                  {"type": "text", "text": dynamic.render(("date",), dynamic.EPOCH)}]
     tools = definitions() if tools is None else tools
     parts = dict.fromkeys(KINDS, 0)
     parts["system"] = sum(count_text(b.get("text", "")) for b in system)

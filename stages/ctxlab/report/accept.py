@@ -2,22 +2,34 @@
 
 "Built" is not "running" (§7.6: six of seven layers of a mature agent were off by default).
 For each layer, a scenario that must make it fire; the check passes only if every layer's
-trigger count is above zero and it freed tokens. The blocking tier is drilled directly: a
-history past the blocking mark must be cut locally, with no model call at all.
+trigger count is above zero and it freed tokens. A layer that did not is *dead*, and the
+report says which kind of dead (§14 stage 5 step 3, "没机会触发还是接错了"):
+
+- *no chance*: its trigger was never reached (no result over the offload budget, the history
+  never came under pressure) — the drill, or a threshold, is wrong;
+- *wired wrong*: its trigger was reached and it freed nothing — the layer itself is broken or
+  switched off.
+
+The blocking tier is drilled directly: a history past the blocking mark must be cut locally,
+with no model call at all. ``options`` go to every drill's ``make_layer`` (a mis-wired layer,
+for the mutation test and the ladder's dead-layer rung).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..runner import load_stage, run
+from ..runner import RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..tools import definitions
 
 MODEL = "claude-haiku-4-5"
 MESSAGES = "/v1/messages"  # a model call; counting (``/v1/messages/count_tokens``) is not
+FIRES, NO_CHANCE, WIRED_WRONG = "fires", "dead: no chance", "dead: wired wrong"
+PRESSURE = ("snip", "microcompact", "summary", "blocking")
 
 
 @dataclass(frozen=True)
@@ -40,13 +52,31 @@ DRILLS = (
 )
 
 
-def _blocking_drill(tmp_root: Any) -> dict[str, Any]:
+def reached(drill: Drill, result: RunResult, options: Mapping[str, Any]) -> bool:
+    """Whether the drill met the layer's trigger: a result over the offload budget, or a
+    history under pressure (some pressure layer ran; each runs after the cheaper ones)."""
+    if drill.layer == "offload":
+        budget = options.get("per_result", 50_000)
+        return any(len(str(b.get("content", ""))) > budget for m in result.original
+                   if isinstance(m["content"], list) for b in m["content"]
+                   if b.get("type") == "tool_result")
+    order = PRESSURE.index(drill.layer)
+    return any(e["layer"] in PRESSURE[order:] for r in result.records for e in r.compactions)
+
+
+def verdict(triggers: int, freed: int, was_reached: bool) -> str:
+    if triggers > 0 and freed > 0:
+        return FIRES
+    return WIRED_WRONG if was_reached else NO_CHANCE
+
+
+def _blocking_drill(tmp_root: Any, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """A history past the blocking mark: must be cut locally, calling no model."""
     sim = Simulator()
     session = Session(make_client(sim), MODEL, [{"type": "text", "text": "Be careful."}],
                       definitions(), tmp_root)
     stage = load_stage(5)
-    layer = stage.make_layer()
+    layer = stage.make_layer(**(options or {}))
     filler = "word " * 8_000
     history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
     limit = session.window - 1_000  # past the blocking mark (3,000 left), still a valid request
@@ -60,23 +90,40 @@ def _blocking_drill(tmp_root: Any) -> dict[str, Any]:
             {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": filler}]})
     layer.prepare(history, session)
     events = [e for e in session.events if e["layer"] == "blocking"]
+    triggers, freed = len(events), sum(e["tokens_freed"] for e in events)
     return {"layer": "blocking", "scenario": "drill", "why": "past the blocking mark",
-            "triggers": len(events), "freed_tokens": sum(e["tokens_freed"] for e in events),
-            "model_calls": sum(c.path == MESSAGES for c in sim.calls)}
+            "triggers": triggers, "freed_tokens": freed,
+            "model_calls": sum(c.path == MESSAGES for c in sim.calls),
+            "reached": True, "verdict": verdict(triggers, freed, True)}
 
 
-def accept(tmp_root: Any, *, seed: int = 0) -> dict[str, Any]:
-    """Run every drill; ``passed`` when each layer fired and freed tokens."""
-    layers = []
-    for drill in DRILLS:
-        summary = run(5, drill.scenario, model=MODEL, seed=seed,
-                      layer_options=dict(drill.options)).summary
-        layers.append({"layer": drill.layer, "scenario": drill.scenario, "why": drill.why,
-                       "triggers": summary.compactions_per_layer.get(drill.layer, 0),
-                       "freed_tokens": summary.tokens_freed_per_layer.get(drill.layer, 0),
-                       "task_success": summary.success})
-    blocking = _blocking_drill(tmp_root)
-    layers.append(blocking)
-    passed = all(row["triggers"] > 0 and row["freed_tokens"] > 0 for row in layers) and \
-        blocking["model_calls"] == 0
-    return {"passed": passed, "layers": layers}
+def drill_row(drill: Drill, *, seed: int = 0,
+              options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Run one drill; its row of the report."""
+    merged = {**drill.options, **(options or {})}
+    return row_of(drill, run(5, drill.scenario, model=MODEL, seed=seed, layer_options=merged),
+                  merged)
+
+
+def row_of(drill: Drill, result: RunResult, merged: Mapping[str, Any]) -> dict[str, Any]:
+    """The report row of a drill's run (made with the layer options ``merged``)."""
+    summary = result.summary
+    triggers = summary.compactions_per_layer.get(drill.layer, 0)
+    freed = summary.tokens_freed_per_layer.get(drill.layer, 0)
+    was_reached = reached(drill, result, merged)
+    return {"layer": drill.layer, "scenario": drill.scenario, "why": drill.why,
+            "triggers": triggers, "freed_tokens": freed, "task_success": summary.success,
+            "reached": was_reached, "verdict": verdict(triggers, freed, was_reached)}
+
+
+def accept(tmp_root: Any, *, seed: int = 0, options: Mapping[str, Any] | None = None,
+           layers: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run every drill (or those of ``layers``); ``passed`` when each layer fired and freed
+    tokens; ``dead`` names the layers that did not."""
+    rows = [drill_row(d, seed=seed, options=options) for d in DRILLS
+            if layers is None or d.layer in layers]
+    if layers is None or "blocking" in layers:
+        rows.append(_blocking_drill(tmp_root, dict(options or {})))
+    dead = [row["layer"] for row in rows if row["verdict"] != FIRES]
+    passed = not dead and all(row.get("model_calls", 0) == 0 for row in rows)
+    return {"passed": passed, "dead": dead, "layers": rows}

@@ -32,3 +32,24 @@ def compare(scenario: str, *, seed: int = 0,
         model = LARGE_WINDOW_MODEL if stage is None else None
         rows.append(run(stage, scenario, model=model, seed=seed).summary.to_dict())
     return rows
+
+
+def bill_markdown(rows: list[dict[str, Any]]) -> str:
+    """The total bill as the README's Markdown table (``ctxlab compare --markdown``)."""
+    lines = ["| run | success | turns | tokens per task | cost | cache read share |",
+             "|---|---|---|---|---|---|"]
+    for row in rows:
+        label = f"stage {row['stage']}" if row["stage"] != KEEP_EVERYTHING else (
+            f"keep everything ({LARGE_WINDOW_MODEL}, 1M window)")
+        if row["error"]:
+            done = f"no (`{row['error']['message'].split(':')[0]}`)"
+        elif not row["success"]:
+            done = "no (the checks fail)"
+        else:
+            dup = row["duplicate_call_rate"]
+            done = "yes" + (f", {dup:.0%} duplicate calls".replace("%", " %") if dup > 0.05
+                            else "")
+        lines.append(f"| {label} | {done} | {row['turns']} | {row['tokens_per_task']:,} | "
+                     f"${row['cost_usd']:.2f} | {row['cache_read_share']:.0%} |"
+                     .replace("% |", " % |"))
+    return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from .. import models
+from ..dynamic import KINDS as DYNAMIC_KINDS
 from . import generate, images
 from .expand import expand
 from .fields import Table
@@ -89,10 +90,22 @@ def _parse(top: Table, path: Path, workspaces: Path) -> Scenario:
         gist=top.text("gist"), goal=_goal(top, facts, steps), facts=facts, source=source,
         generated=generated, steps=tuple(steps), success=success,
         constraints=constraints, messages=tuple(_message(t, ids) for t in top.tables("messages")),
-        images=_images(top, "images"), behaviour=_behaviour(top), path=path)
+        images=_images(top, "images"), dynamic=_dynamic(top), behaviour=_behaviour(top),
+        path=path)
     _check_gist(top, scenario)
     top.done()
     return scenario
+
+
+def _dynamic(top: Table) -> tuple[str, ...]:
+    """The volatile context the harness sends with each request (``ctxlab.dynamic``)."""
+    if not top.has("dynamic"):
+        return ("date",)
+    kinds = top.texts("dynamic")
+    for kind in kinds:
+        if kind not in DYNAMIC_KINDS:
+            top.fail("dynamic", f"unknown kind {kind!r}; choose from {', '.join(DYNAMIC_KINDS)}")
+    return kinds
 
 
 def _behaviour(top: Table) -> dict[str, float]:

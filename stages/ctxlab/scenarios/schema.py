@@ -172,6 +172,7 @@ class Scenario:
     constraints: tuple[Constraint, ...] = ()
     messages: tuple[UserMessage, ...] = ()
     images: tuple[Image, ...] = ()
+    dynamic: tuple[str, ...] = ("date",)
     behaviour: dict[str, float] = field(default_factory=dict)
     path: Path | None = field(default=None, compare=False)
 

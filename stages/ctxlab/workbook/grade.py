@@ -2,9 +2,11 @@
 
 Each stage is graded in its own pytest process (``--impl stages --stage N``), so a stage's
 imports resolve to the learner's package for that stage and to the reference for the others.
-Statuses: TODO (the stub still raises NotImplementedError), DONE (every test of the exercise
-passes), PITFALL (the weakness the next stage fixes is observed, as expected), REGRESSION
-(a test fails for another reason, or a pitfall stopped happening).
+Exercise statuses: TODO (the stub still raises NotImplementedError), DONE (every test of the
+exercise passes), REGRESSION (a test fails for another reason). Pitfall-ladder rows use the
+ladder's words, each with the figure that shows it: PITFALL (the mechanism was observed, as
+expected), HOLDS (its trigger occurred and the weakness did not follow), BROKEN (the cell
+shows something else than the reference does, or could not be judged).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .layout import Stage, repo_root
 from .manage import fresh
 
 TODO, DONE, PITFALL, REGRESSION = "TODO", "DONE", "PITFALL", "REGRESSION"
+HOLDS, BROKEN = "HOLDS", "BROKEN"
 
 
 @dataclass(frozen=True)
@@ -66,14 +69,19 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
         pitfall = r["pitfall"]
         if not pitfall or r["exercise"]:
             continue
-        name = f"pitfall: {pitfall.get('why', '')}"
+        node = str(r["nodeid"])
+        cell = node.split("[", 1)[1][:-1] + " " if "[" in node else ""  # "thrash[2]"
+        name = f"pitfall {cell}— {pitfall.get('why', '')}"
+        evidence = str(r.get("evidence") or r["message"])
         if r["outcome"] == "xfailed":
             rows.append(Row(stage.number, name, PITFALL,
-                            f"observed as expected; fixed in stage {pitfall['fixed_in']}"))
+                            f"{evidence} (fixed in stage {pitfall['fixed_in']})"))
         elif r["outcome"] == "passed":
-            rows.append(Row(stage.number, name, DONE, "holds on this stage"))
+            rows.append(Row(stage.number, name, HOLDS, evidence))
         elif r["outcome"] != "skipped":
-            why = "did not happen" if r["outcome"] == "xpassed" else r["message"]
-            status = TODO if r["not_implemented"] else REGRESSION
-            rows.append(Row(stage.number, name, status, str(why)))
+            if r["not_implemented"]:
+                rows.append(Row(stage.number, name, TODO, str(r["message"])))
+                continue
+            why = "expected pitfall, but it holds" if r["outcome"] == "xpassed" else "broken"
+            rows.append(Row(stage.number, name, BROKEN, f"{why}: {evidence}"))
     return rows

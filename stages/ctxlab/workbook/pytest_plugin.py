@@ -105,6 +105,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
         "pitfall": dict(pitfall.kwargs) if pitfall else None,
         "not_implemented": isinstance(error, NotImplementedError),
         "message": str(error).splitlines()[0][:300] if error is not None and str(error) else "",
+        "evidence": dict(item.user_properties).get("evidence", ""),  # a ladder cell's figure
     })
 
 

@@ -1,0 +1,80 @@
+"""``ctxlab ladder``: every stage pitfall of the guide, judged cell by cell (DESIGN §2, §14).
+
+Runs each rung on each of its cells — a stage, or a stage variant through ``--set`` options
+— and prints the status (pitfall / holds / n/a / broken) with the figure that shows the
+mechanism. ``--impl stages`` judges your workbook (the other stages from the reference unless
+``--chain mine``); ``--stage N`` only stage N's cells; ``--markdown`` prints the README table.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from .. import use
+from ..ladder import BROKEN, HOLDS, LADDER, NA, PITFALL, VARIANTS, markdown, report
+from ..workbook.layout import STAGES
+from .common import print_json
+
+STYLE = {PITFALL: "cyan", HOLDS: "green", NA: "dim", BROKEN: "bold red"}
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    variants = "; ".join(f"{k}: " + " ".join(f"{o}={v}" for o, v in opts.items())
+                         for k, opts in VARIANTS.items())
+    parser = sub.add_parser(
+        "ladder", help="judge every stage pitfall, with its evidence (§14)",
+        description="Judge each of the guide's stage pitfalls on each stage and stage "
+                    "variant: pitfall (the mechanism was observed), holds (its trigger "
+                    "occurred and the weakness did not follow), n/a (the stage lacks the "
+                    "mechanism) or broken (it could not be judged).",
+        epilog=f"Variant cells and their --set options: {variants}.")
+    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
+                        help="judge the reference (default) or your workbook")
+    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
+                        help="with --impl stages: other stages from the reference or yours")
+    parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],
+                        help="only this stage's cells")
+    parser.add_argument("--rung", action="append", choices=[r.id for r in LADDER],
+                        metavar="ID", help="only this rung (repeatable)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print JSON")
+    output.add_argument("--markdown", action="store_true", help="print the README's table")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    use(args.impl, args.stage if args.impl == "stages" else None, args.chain)
+    rungs = [r for r in LADDER if not args.rung or r.id in args.rung]
+    with Console(stderr=True).status("judging …") as spinner:
+        data = report(rungs, stages=[args.stage] if args.stage else None,
+                      on_cell=lambda rung, cell: spinner.update(f"judging {rung} on {cell} …"))
+    if args.json:
+        print_json(data)
+    elif args.markdown:
+        print(markdown(data), end="")
+    else:
+        _table(data)
+    return 1 if any(c["status"] == BROKEN for r in data["rungs"]
+                    for c in r["stages"].values()) else 0
+
+
+def _table(data: dict) -> None:
+    """One block per rung: its title line, then cell · status · evidence (80 columns)."""
+    console = Console()
+    console.print("[bold]The pitfall ladder (guide §14)[/]: pitfall = the mechanism was "
+                  "observed; holds = its trigger occurred and the weakness did not follow")
+    for rung in data["rungs"]:
+        console.print(f"\n[bold]{rung['id']}[/] ({rung['section']}, fixed in stage "
+                      f"{rung['fixed_in']}): {escape(rung['why'])}", highlight=False)
+        table = Table(box=None, show_header=False, padding=(0, 1))
+        table.add_column("cell", no_wrap=True)
+        table.add_column("status", no_wrap=True)
+        table.add_column("evidence", overflow="fold")
+        for cell, verdict in rung["stages"].items():
+            status = verdict["status"]
+            table.add_row(cell, f"[{STYLE[status]}]{status}[/]", escape(verdict["evidence"]))
+        console.print(table)

@@ -1,0 +1,201 @@
+"""Rungs of stages 1–3: the estimate, overflow, orphans, thrashing, the read exemption and the
+parallel explosion (guide §14 stages 1–3; §2.4, §6.10, §9.1, §9.2, §9.5, §12.2)."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from ..models import get as model_spec
+from ..runner import SYSTEM, RunResult, load_stage
+from ..session import Session
+from ..sim import Simulator, make_client
+from ..tokens import count_messages, count_text
+from ..workbook.layout import repo_root
+from . import runs
+from .core import Cell, Verdict, broken, holds, pitfall
+from .evidence import PTL, agent, error_text, events, pct, rejected, rejected_size, turns
+
+WINDOW_200K = "claude-haiku-4-5"
+HELD_OUT = Path("fixtures") / "texts" / "held-out"
+ESTIMATE_LIMIT = 0.10
+
+
+def held_out() -> list[Path]:
+    """The texts no estimate was fitted on (fixtures/texts/held-out)."""
+    return sorted(p for p in (repo_root() / HELD_OUT).iterdir() if p.is_file()
+                  and p.name != "README.md")
+
+
+def _acted_size(stage: int, text: str, root: Path) -> tuple[int, int]:
+    """(the size the stage works with, the API's count) for the second of two requests over
+    ``text`` (its first half, then all of it): stage 5 calibrates on the first one's usage."""
+    module = load_stage(stage)
+    session = Session(make_client(Simulator()), WINDOW_200K, [{"type": "text", "text": SYSTEM}],
+                      [], root)
+    half = len(text) // 2
+    first = [{"role": "user", "content": [{"type": "text", "text": text[:half]}]}]
+    layer = module.make_layer() if stage > 1 else None
+    sent = layer.prepare(first, session) if layer is not None else first
+    reply = session.create(sent)
+    second = [*sent, {"role": "assistant", "content": [{"type": "text", "text":
+                                                         reply.content[0].text}]},
+              {"role": "user", "content": [{"type": "text", "text": text[half:]}]}]
+    sent = layer.prepare(second, session) if layer is not None else second
+    size = module.estimate_tokens(sent, session.system, session.tools)
+    if hasattr(layer, "ratio") and getattr(layer, "measured", None):  # stage 5's calibration
+        size = round(layer.measured[1] * layer.ratio)
+    counted = session.client.messages.count_tokens(
+        model=session.model, messages=sent, system=session.system)
+    return size, counted.input_tokens
+
+
+def estimate_bias(cell: Cell) -> Verdict:
+    errors = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for path in held_out():
+            size, counted = _acted_size(cell.stage, path.read_text(encoding="utf-8"), Path(tmp))
+            errors[path.name] = (size - counted) / counted
+    shown = ", ".join(f"{name} {error:+.0%}" for name, error in errors.items())
+    worst = max(errors.values(), key=abs)
+    what = "calibrated estimate" if cell.stage == 5 else "estimate"
+    text = f"{what} vs the API's count on {len(errors)} held-out texts: {shown}"
+    if abs(worst) > ESTIMATE_LIMIT:
+        return pitfall(f"{text} (limit ±{ESTIMATE_LIMIT:.0%})")
+    return holds(f"{text}: all within ±{ESTIMATE_LIMIT:.0%}")
+
+
+def overflow(cell: Cell) -> Verdict:
+    result = runs.get(cell, "long-task", model=WINDOW_200K).result
+    window = model_spec(WINDOW_200K).context_window
+    entered = count_messages(result.original)
+    if entered <= window:
+        return broken(f"only {entered:,} tokens entered the context: no overflow possible")
+    failed = rejected(result, PTL)
+    removed = events(result)
+    if failed is not None:
+        if removed and any(e["layer"] != "offload" for _, e in removed):
+            return broken(f"rejected at turn {failed.turn} although history was removed")
+        return pitfall(f"{entered:,} tokens entered the context and nothing was removed: "
+                       f"turn {failed.turn} rejected, {rejected_size(failed)}")
+    peak = max(r.reported_input_tokens for r in agent(result))
+    return holds(f"{entered:,} tokens entered the context ({pct(entered / window)} of the "
+                 f"window); the largest request was {peak:,} ({pct(peak / window)})")
+
+
+def orphan_tool_result(cell: Cell) -> Verdict:
+    result = _cut_run(cell)
+    cuts = events(result, "truncate", "snip", "summary", "blocking")
+    if not cuts:
+        return broken("no history was cut: nothing could orphan a tool_result")
+    failed = rejected(result, "tool_result")
+    if failed is not None:
+        return pitfall(f"a cut at turn {cuts[0][0]}; the next request was rejected: "
+                       f"{error_text(failed)}")
+    return holds(f"history cut at turn(s) {turns(cuts)}; every request accepted, "
+                 "no tool_result without its tool_use")
+
+
+def _cut_run(cell: Cell) -> RunResult:
+    if cell.stage == 2:
+        return runs.get(cell, "long-task", model=WINDOW_200K).result
+    return runs.get(cell, "constraint", model="ctxlab-sim-32k").result
+
+
+THRASH_RATE = 0.05
+THRASH_RUN = 3
+
+
+def thrash(cell: Cell) -> Verdict:
+    result = runs.get(cell, "long-task", model=WINDOW_200K).result
+    removed = events(result)
+    if not removed:
+        return broken("nothing left the context: no reason to fetch anything again")
+    s = result.summary
+    figures = (f"duplicate-call rate {pct(s.duplicate_call_rate)}, longest unchanged run "
+               f"{s.longest_unchanged_run}")
+    if s.duplicate_call_rate > THRASH_RATE or s.longest_unchanged_run >= THRASH_RUN:
+        return pitfall(f"{figures} after {removed[0][1]['layer']} at turn {removed[0][0]} "
+                       f"(§12.2: over {pct(THRASH_RATE)} or a run of {THRASH_RUN})")
+    layers = sorted({str(e["layer"]) for _, e in removed})
+    return holds(f"{figures} although {'/'.join(layers)} removed content "
+                 f"{len(removed)} time(s)")
+
+
+def _offloaded_reads(result: RunResult) -> tuple[int, int]:
+    """(reads of an offloaded copy, those whose result was offloaded again)."""
+    reads = again = 0
+    names = {}
+    for message in result.original:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_use" and block["name"] == "read_file" \
+                    and str(block["input"].get("path", "")).startswith(".task_outputs/"):
+                names[block["id"]] = True
+    reads = len(names)
+    for message in result.messages:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result" and block["tool_use_id"] in names \
+                    and ".task_outputs/" in str(block.get("content", "")):
+                again += 1
+    return reads, again
+
+
+def read_exemption_loop(cell: Cell) -> Verdict:
+    result = runs.get(cell, "long-task", model=WINDOW_200K, max_turns=40).result
+    reads, again = _offloaded_reads(result)
+    if not reads:
+        return broken("the agent never read an offloaded copy back")
+    if again:
+        return pitfall(f"{reads} reads of offloaded copies, {again} of them offloaded again "
+                       f"(duplicate-call rate {pct(result.summary.duplicate_call_rate)}, "
+                       f"{'task not done' if not result.summary.success else 'done'})")
+    return holds(f"{reads} read(s) of offloaded copies, each kept in full: the task completes "
+                 f"in {result.summary.turns} turns")
+
+
+def parallel_explosion(cell: Cell) -> Verdict:
+    result = runs.get(cell, "parallel-flood", model=WINDOW_200K).result
+    window = model_spec(WINDOW_200K).context_window
+    burst = max((m for m in result.original if m["role"] == "user"
+                 and isinstance(m["content"], list)),
+                key=lambda m: sum(b.get("type") == "tool_result" for b in m["content"]))
+    results = [b for b in burst["content"] if b.get("type") == "tool_result"]
+    chars = sum(len(str(b.get("content", ""))) for b in results)
+    if len(results) < 2:
+        return broken("no message of parallel tool results")
+    failed = rejected(result, PTL)
+    if failed is not None:
+        before = [r.reported_input_tokens for r in agent(result) if r.turn < failed.turn]
+        return pitfall(f"one message of {len(results)} parallel results ({chars:,} "
+                       f"characters, each under the per-result budget) took the request "
+                       f"from {max(before, default=0):,} tokens to {rejected_size(failed)}")
+    offloads = len(events(result, "offload"))
+    peak = max(r.reported_input_tokens for r in agent(result))
+    return holds(f"one message of {len(results)} parallel results ({chars:,} characters): "
+                 f"{offloads} offloaded, largest request {peak:,} tokens "
+                 f"({pct(peak / window)} of the window)")
+
+
+HISTORY_TURNS = 45  # enough for the small turns to pass a 32K window several times over
+
+
+def history_fills_window(cell: Cell) -> Verdict:
+    result = runs.get(cell, "chat-heavy", model="ctxlab-sim-32k", max_turns=HISTORY_TURNS).result
+    window = model_spec("ctxlab-sim-32k").context_window
+    biggest = max((count_text(str(b.get("content", ""))) for m in result.original
+                   if isinstance(m["content"], list) for b in m["content"]
+                   if b.get("type") == "tool_result"), default=0)
+    failed = rejected(result, PTL)
+    rounds = sum(m["role"] == "assistant" for m in result.messages)
+    if failed is not None:
+        offloads = len(events(result, "offload"))
+        return pitfall(f"{rounds} rounds, the largest tool result {biggest:,} tokens, "
+                       f"{offloads} offloaded: turn {failed.turn} rejected, "
+                       f"{rejected_size(failed)}")
+    entered = count_messages(result.original)
+    if entered <= window:
+        return broken(f"only {entered:,} tokens entered the context: the window never fills")
+    compactions = events(result, "summary", "snip", "microcompact", "truncate")
+    return holds(f"{entered:,} tokens of small turns in {result.summary.turns} turns (the "
+                 f"largest result {biggest:,}) through a {window:,} window: "
+                 f"{len(compactions)} compactions, no request rejected")

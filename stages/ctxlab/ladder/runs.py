@@ -1,0 +1,88 @@
+"""Runs the rungs share: one per (implementation, stage, options, scenario, model, setup).
+
+The same run answers several rungs (stage 4 on the 32K constraint task shows the cache
+collapse, the kept constraint and the absence of orphans), so every run is made once per
+process and kept; tests and ``ctxlab ladder`` both go through ``get``. A *setup* names what a
+rung adds to the simulator (a summarizer outage) and which texts it watches for in each
+request the model sees.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import scenarios
+from ..brain import Brain
+from ..runner import RunResult, run
+from ..sim import ModelView, Reply, Simulator
+from ..tokens import block_text
+from ..workbook.router import FINDER
+from .core import Cell
+
+
+class Watcher:
+    """A responder that answers with the brain and notes, for each request, which of the
+    watched texts it could see (and whether it asked for a summary)."""
+
+    def __init__(self, brain: Brain, watch: tuple[str, ...]) -> None:
+        self.brain = brain
+        self.watch = watch
+        self.seen: list[tuple[bool, frozenset[str]]] = []  # (summary request?, texts seen)
+
+    def respond(self, view: ModelView) -> Reply:
+        if self.watch:
+            text = "\n".join([*(b.get("text", "") for b in view.system),
+                              *(block_text(b) for m in view.messages for b in m["content"])])
+            self.seen.append((view.tool_choice.get("type") == "none",
+                              frozenset(w for w in self.watch if w in text)))
+        return self.brain.respond(view)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.brain, name)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What a rung adds to a run: faults for the simulator, texts to watch for."""
+
+    name: str = ""
+    faults: Callable[[Simulator], None] | None = None
+    watch: tuple[str, ...] = ()
+
+
+@dataclass
+class Run:
+    """A finished run and what the watcher saw."""
+
+    result: RunResult
+    seen: list[tuple[bool, frozenset[str]]] = field(default_factory=list)
+
+
+_RUNS: dict[str, Run] = {}
+
+
+def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = Setup(),
+        max_turns: int | None = None) -> Run:
+    """The run of ``cell`` on ``scenario``, made on first use and kept."""
+    selection = FINDER.selection
+    key = json.dumps([selection.impl, selection.stage, selection.chain, cell.stage,
+                      dict(cell.options), scenario, model, setup.name, setup.watch, max_turns],
+                     sort_keys=True, default=str)
+    if key not in _RUNS:
+        plan = scenarios.load(scenario)
+        watcher = Watcher(Brain(plan), setup.watch)
+        sim = Simulator(responder=watcher)
+        if setup.faults is not None:
+            setup.faults(sim)
+        result = run(cell.stage, scenario, model=model, simulator=sim, max_turns=max_turns,
+                     layer_options=dict(cell.options) or None)
+        _RUNS[key] = Run(result, watcher.seen)
+    return _RUNS[key]
+
+
+def clear() -> None:
+    """Forget every kept run (after switching implementation they would be stale)."""
+    _RUNS.clear()
