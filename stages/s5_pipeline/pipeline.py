@@ -127,7 +127,8 @@ class Pipeline:
         """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
         On the first request, also the last resort for a request rejected as too long."""
         if self.prefix is None:
-            session.recover = LastResort(session, lambda m: self._estimate(m, session))
+            session.recover = LastResort(
+                session, lambda m: estimate_tokens(m, session.system, session.tools))
             static = "\n".join(b.get("text", "") for b in session.system)
             session.tools = zoned_tools(session.tools)
             session.system = zoned_system(static, self.dynamic)

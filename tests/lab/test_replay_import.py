@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from s2_truncate import assert_messages_valid
 
-from ctxlab.replay import TranscriptError, load_transcript
+from ctxlab.replay import TranscriptError, load_transcript, replay_file
+from ctxlab.replay.blocks import IMAGE_PLACEHOLDER
 from ctxlab.replay.lines import parse_lines
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
@@ -141,3 +142,27 @@ def test_a_file_without_conversation_is_one_clear_error(tmp_path: Path, content:
 def test_a_directory_is_not_a_session_log(tmp_path: Path) -> None:
     with pytest.raises(TranscriptError, match="directory"):
         load_transcript(tmp_path)
+
+
+@pytest.mark.parametrize("damage", ["[REDACTED_AWS_KEY]", "!!not base64!!"])
+def test_an_image_the_api_would_refuse_becomes_a_placeholder_and_a_note(
+        tmp_path: Path, damage: str) -> None:
+    """A redaction that rewrote part of an image's base64 (seen in a public log) would make
+    every replayed request a 400; the image is replaced, counted and named in the notes."""
+    lines = (FIXTURES / "images.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    image = first["message"]["content"][1]
+    image["source"]["data"] = image["source"]["data"][:40] + damage + \
+        image["source"]["data"][40:]
+    lines[0] = json.dumps(first)
+    path = tmp_path / "redacted.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    t = load_transcript(path)
+    replaced = t.messages[0]["content"][1]
+    assert replaced["type"] == "text" and replaced["text"].startswith(IMAGE_PLACEHOLDER)
+    assert "base64" in replaced["text"]
+    assert t.report.images_replaced == 1
+    assert any("replaced by a text placeholder" in note for note in t.report.notes)
+    assert load_transcript(FIXTURES / "images.jsonl").report.images_replaced == 0
+    report = replay_file(path, 5)
+    assert report.violations == [] and report.errors == []

@@ -13,6 +13,7 @@ from widthcheck import WIDTHS, assert_readable, recording, rendered
 from ctxlab import models
 from ctxlab.cli import main
 from ctxlab.commands.accept_cmd import acceptance_table
+from ctxlab.report.accept import FIRES, NO_CHANCE, WIRED_WRONG
 from ctxlab.telemetry import RunSummary, TurnRecord, record_from_usage, tool_call
 from ctxlab.view import Dashboard, summary_view, turn_view
 from ctxlab.view.tables import fmt_tokens, fmt_usd
@@ -118,11 +119,13 @@ def test_models_never_cut_an_id(width: int, monkeypatch: pytest.MonkeyPatch,
 def test_the_acceptance_table_fits(width: int) -> None:
     report = {"passed": True, "layers": [
         {"layer": layer, "scenario": "medium-results", "why": "many medium results; snip "
-         "disabled so clearing must do the work", "triggers": 12, "freed_tokens": 1_234_567}
-        for layer in ("offload", "microcompact", "blocking")]}
+         "disabled so clearing must do the work", "triggers": 12, "freed_tokens": 1_234_567,
+         "verdict": verdict} for layer, verdict in (("offload", FIRES), ("microcompact",
+                                                    WIRED_WRONG), ("blocking", NO_CHANCE))]}
     table = acceptance_table(report)
     assert isinstance(table, Table)
-    assert_readable(rendered(width, table), width, ["1,234,567", "microcompact"])
+    assert_readable(rendered(width, table), width,
+                    ["1,234,567", "microcompact", WIRED_WRONG, NO_CHANCE])
 
 
 @pytest.mark.parametrize("argv", [["demo"], ["example", "ch8.3"], ["cachecost", "--turns", "6"]])

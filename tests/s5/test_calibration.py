@@ -14,6 +14,7 @@ import pytest
 from anthropic.types import Usage
 from s5_pipeline import Pipeline
 from s5_pipeline.calibration import Calibration
+from s5help import command_output, tool_history
 
 from ctxlab.session import Session
 from ctxlab.sim import Simulator, make_client
@@ -23,19 +24,8 @@ pytestmark = pytest.mark.exercise("5.5")
 UNSEEN = 60_000  # tokens the usage reports beyond the messages: a long system prompt, say
 
 
-def _output(n: int, size: int) -> str:
-    return "".join(f"{n}.{i}: value={i * 7} ok\n" for i in range(size // 9))
 
 
-def _history(rounds: int, size: int) -> list[dict[str, Any]]:
-    history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
-    for n in range(rounds):
-        history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
-             "input": {"command": f"make {n}"}}]})
-        history.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": _output(n, size)}]})
-    return history
 
 
 def _session(tmp_path, sim: Simulator, system: str = "Be careful.") -> Session:
@@ -55,7 +45,7 @@ def _turns(layer: Pipeline, session: Session, history: list[dict[str, Any]],
 def test_an_unseen_part_of_the_request_does_not_make_the_layer_act(tmp_path) -> None:
     session = _session(tmp_path, Simulator())
     layer = Pipeline(summarize=lambda messages, s: messages)
-    history = _history(8, 8_000)  # about 65K of messages: with the unseen part, 125K of 200K
+    history = tool_history(8, 8_000)  # about 65K of messages: with the unseen part, 125K of 200K
     _turns(layer, session, history, UNSEEN)
     assert session.events == []  # a ratio over the whole request would see 1.9 times more
     assert layer.calibration.ratio == 1.0  # never counted: nothing was near a trigger
@@ -66,7 +56,7 @@ def test_an_unseen_part_of_the_request_does_not_make_the_layer_act(tmp_path) -> 
 def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
     session = _session(tmp_path, Simulator())
     layer = Pipeline(summarize=lambda messages, s: messages)
-    history = _history(14, 8_000)
+    history = tool_history(14, 8_000)
     checked, kept = 0, history[:1]
     for end in range(3, len(history) + 1, 2):
         given = kept + history[end - 2:end]  # as the loop does: what was sent, and the new
@@ -83,11 +73,11 @@ def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
 
 def test_a_bigger_system_prompt_does_not_scale_the_messages(tmp_path) -> None:
     small, big = _session(tmp_path / "a", Simulator()), _session(
-        tmp_path / "b", Simulator(), system="Be careful. " + _output(0, 40_000))
+        tmp_path / "b", Simulator(), system="Be careful. " + command_output(0, 40_000))
     freed, ratios = [], []
     for session in (small, big):
         layer = Pipeline(summarize=lambda messages, s: messages)
-        history, kept = _history(24, 8_000), []
+        history, kept = tool_history(24, 8_000), []
         for end in range(3, len(history) + 1, 2):
             kept = layer.prepare((kept or history[:1]) + history[end - 2:end], session)
             session.last_usage = Usage(input_tokens=session.count(kept) + 500, output_tokens=1)
@@ -115,7 +105,7 @@ def test_a_count_that_fails_leaves_the_estimate(tmp_path) -> None:
     sim.faults.add("rate_limit", 1_000, when=lambda req: req.max_tokens is None)  # counts only
     session = _session(tmp_path, sim)
     layer = Pipeline(summarize=lambda messages, s: messages)
-    _turns_estimated(layer, session, _history(24, 8_000))
+    _turns_estimated(layer, session, tool_history(24, 8_000))
     assert session.events and all(e["tokens_freed"] > 0 for e in session.events)
     assert layer.calibration.ratio == 1.0  # nothing was counted
     assert {c.status for c in sim.calls} == {429}  # one try per count, nothing else sent

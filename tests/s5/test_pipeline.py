@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from s5_pipeline import Pipeline
+from s5help import tool_history
 
 from ctxlab.brain import simulator_for
 from ctxlab.runner import run
@@ -67,21 +68,8 @@ def _session(tmp_path, sim: Simulator) -> Session:
                    definitions(), tmp_path, now=lambda: sim.clock.now)
 
 
-def _output(n: int, size: int) -> str:
-    """A command's output of about ``size`` tokens, on which the estimate is close to the count
-    (a text of one repeated character is not: the count would decide otherwise)."""
-    return "".join(f"{n}.{i}: value={i * 7} ok\n" for i in range(size // 9))
 
 
-def _history(rounds: int, size: int) -> list[dict[str, Any]]:
-    history: list[dict[str, Any]] = [{"role": "user", "content": "the task"}]
-    for n in range(rounds):
-        history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
-             "input": {"command": f"make {n}"}}]})
-        history.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n}", "content": _output(n, size)}]})
-    return history
 
 
 def _layer() -> Pipeline:
@@ -90,7 +78,7 @@ def _layer() -> Pipeline:
 
 def test_a_resumed_session_sends_the_same_bytes(tmp_path) -> None:
     sim = Simulator()
-    history = _history(11, 15_000)  # past the trigger, below the blocking mark
+    history = tool_history(11, 15_000)  # past the trigger, below the blocking mark
     first = _layer()
     sent = first.prepare(history, _session(tmp_path, sim))
     assert first.ledger is not None and first.ledger.decisions
@@ -102,7 +90,7 @@ def test_cache_aware_clearing_waits_while_warm_and_acts_once_cold(tmp_path) -> N
     sim = Simulator()
     session = _session(tmp_path, sim)
     layer = _layer()
-    history = _history(8, 15_000)  # above the target, below the trigger
+    history = tool_history(8, 15_000)  # above the target, below the trigger
     layer.prepare(history, session)
     assert session.events == []  # warm (first request): nothing is cleared
     sim.clock.advance(301)  # idle past the 5-minute TTL: the cache is certainly cold
@@ -116,7 +104,7 @@ def test_the_blocking_tier_never_calls_a_model(tmp_path) -> None:
     session = _session(tmp_path, sim)
     calls: list[Any] = []
     layer = Pipeline(summarize=lambda messages, s: calls.append(1) or messages)
-    kept = layer.prepare(_history(60, 16_000), session)
+    kept = layer.prepare(tool_history(60, 16_000), session)
     assert [e["layer"] for e in session.events] == ["blocking"]
     assert calls == []
     assert [c.path for c in sim.calls] == ["/v1/messages/count_tokens"] * 2  # counts, no model

@@ -4,14 +4,19 @@ A session log stores blocks with extra, non-API fields (``caller`` on tool_use b
 user lines, plain strings. Each block is reduced to the fields the API accepts; a block the API
 would reject — an empty text, a thinking block without its signature, a type this replay does
 not know — is dropped, and the caller counts it. Images and thinking blocks are kept as they
-are: a replay must see what the model saw (§9.1 images, R14 thinking).
+are: a replay must see what the model saw (§9.1 images, R14 thinking). An image the API would
+refuse (base64 damaged by a redaction, say) becomes a text placeholder that says so
+(``IMAGE_PLACEHOLDER``): every request of the replay must stay one the API accepts.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ctxlab.sim.images import payload_problem
+
 Block = dict[str, Any]
+IMAGE_PLACEHOLDER = "[replay] an image the API would refuse"
 
 API_FIELDS: dict[str, tuple[str, ...]] = {
     "text": ("text",),
@@ -53,6 +58,11 @@ def clean(block: Any) -> Block | None:
     kept.update({k: block[k] for k in API_FIELDS[block["type"]] if block.get(k) is not None})
     if not _usable(kept):
         return None
+    if kept["type"] == "image" and isinstance(kept.get("source"), dict):
+        problem = payload_problem(kept["source"])
+        if problem is not None:
+            return {"type": "text", "text": f"{IMAGE_PLACEHOLDER} ({problem}: the log's copy "
+                                            "was altered, e.g. redacted)"}
     if kept["type"] == "tool_result" and isinstance(kept.get("content"), list):
         inner = [clean(b) for b in kept["content"]]
         kept["content"] = [b for b in inner if b is not None and b["type"] in RESULT_CONTENT]

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .blocks import IMAGE_PLACEHOLDER
 from .builder import Builder, Recorded
 from .lines import MAX_BYTES, TranscriptError, read_lines
 from .select import Boundary, select
@@ -41,6 +42,7 @@ class ImportReport:
     boundary_used: Boundary | None
     usage_records: int
     model: str | None
+    images_replaced: int = 0  # images the API would refuse, each now a text placeholder
     notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,7 +69,21 @@ def _notes(report: ImportReport) -> list[str]:
                      "everything")
     if report.broken_lines:
         notes.append(f"{len(report.broken_lines)} line(s) were not valid JSON and were skipped")
+    if report.images_replaced:
+        notes.append(f"{report.images_replaced} image(s) the API would refuse (damaged base64, "
+                     "too big) were replaced by a text placeholder")
     return notes
+
+
+def _placeholders(messages: Messages) -> int:
+    """How many images ``blocks.clean`` replaced (at any depth of a tool result)."""
+    def count(blocks: Any) -> int:
+        if not isinstance(blocks, list):
+            return 0
+        return sum(count(b.get("content")) if b.get("type") == "tool_result" else
+                   b.get("type") == "text" and b.get("text", "").startswith(IMAGE_PLACEHOLDER)
+                   for b in blocks)
+    return sum(count(m["content"]) for m in messages)
 
 
 def _no_requests(report: ImportReport, messages: Messages) -> str | None:
@@ -127,7 +143,8 @@ def load_transcript(path: str | Path, *, whole_file: bool = False,
         synthetic_results=builder.synthetic_results, placeholder_added=builder.placeholder,
         boundaries=chosen.boundaries, boundary_used=chosen.used,
         usage_records=sum(_usage_known(r) for r in builder.recorded.values()),
-        model=models.most_common(1)[0][0] if models else None)
+        model=models.most_common(1)[0][0] if models else None,
+        images_replaced=_placeholders(messages))
     report.notes = _notes(report)
     empty = _no_requests(report, messages)
     if empty is not None:

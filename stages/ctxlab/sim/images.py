@@ -103,16 +103,30 @@ def check_payloads(req: Request) -> None:
                                                       ".image.source.base64")
 
 
-def _check_payload(source: dict[str, Any], where: str) -> None:
+def payload_problem(source: dict[str, Any]) -> str | None:
+    """Which payload rule a ``base64`` source breaks — ``"too big"``, ``"base64"`` or
+    ``"pixels"`` — or None when the API would take it."""
     if source.get("type") != "base64":
-        return
-    data = source["data"]
+        return None
+    data = source.get("data")
+    if not isinstance(data, str):
+        return "base64"
     if len(data) > MAX_BYTES:
-        raise invalid(wording.IMAGE_TOO_BIG.format(path=where, size=len(data), limit=MAX_BYTES))
+        return "too big"
     try:
         raw = base64.b64decode(data, validate=True)
     except (binascii.Error, ValueError):
-        raise invalid(wording.IMAGE_BASE64.format(path=where)) from None
+        return "base64"
     found = size(raw)
-    if found is not None and max(found) > MAX_SIDE:
+    return "pixels" if found is not None and max(found) > MAX_SIDE else None
+
+
+def _check_payload(source: dict[str, Any], where: str) -> None:
+    problem = payload_problem(source)
+    if problem == "too big":
+        raise invalid(wording.IMAGE_TOO_BIG.format(path=where, size=len(source["data"]),
+                                                   limit=MAX_BYTES))
+    if problem == "base64":
+        raise invalid(wording.IMAGE_BASE64.format(path=where))
+    if problem == "pixels":
         raise invalid(wording.IMAGE_DIMENSIONS.format(path=where, limit=MAX_SIDE))
