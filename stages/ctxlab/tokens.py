@@ -33,6 +33,16 @@ def encoding() -> tiktoken.Encoding:
     return tiktoken.get_encoding(ENCODING_NAME)
 
 
+def encodable(text: str) -> bool:
+    """Whether ``text`` is real Unicode text: a lone surrogate (which JSON can escape) cannot
+    be encoded, so it cannot be counted or stored."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 @lru_cache(maxsize=200_000)
 def count_text(text: str) -> int:
     """Reference token count of ``text`` (cached per distinct text)."""

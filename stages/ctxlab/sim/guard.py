@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..tokens import encodable
 from . import wording
 from .errors import invalid
 
@@ -54,21 +55,14 @@ def check(payload: Any, strings: bool) -> None:
         elif isinstance(value, list):
             items = list(enumerate(value))
         else:
-            if strings and isinstance(value, str) and not _encodable(value):
+            if strings and isinstance(value, str) and not encodable(value):
                 raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
             continue
         if depth > MAX_DEPTH:
             raise invalid(wording.TOO_DEEP.format(limit=MAX_DEPTH))
         for key, item in items:
-            if strings and isinstance(key, str) and not _encodable(key):
+            if strings and isinstance(key, str) and not encodable(key):
                 raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
             if strings or isinstance(item, dict | list):
                 pending.append((item, f"{path}.{key}", depth + 1))
 
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ctxlab.tokens import encodable
 from ctxlab.tools.command import run_command
 from ctxlab.tools.definitions import TOOL_DEFINITIONS
 from ctxlab.tools.files import edit_file, read_file, write_file
@@ -92,17 +93,10 @@ def input_problem(schema: Mapping[str, Any], tool_input: object) -> str | None:
         expected = properties[field]["type"]
         if _json_type(value) != expected:
             return f"field '{field}' must be a {expected}, got {_json_type(value)}"
-        if isinstance(value, str) and not _encodable(value):
+        if isinstance(value, str) and not encodable(value):
             return f"field '{field}' is not valid Unicode text (lone surrogate)"
     return None
 
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _json_type(value: object) -> str:
