@@ -1,14 +1,20 @@
 """Exercise 5.5 — the pipeline: cheap layers first, re-measure after each (§7.2, §7.3, ch8.1).
 
 L3 offload runs as results arrive (``admit``), so nothing is cleared before it is on disk.
-Before each request (``prepare``): measure; above the trigger, run snip, then microcompact,
-re-measuring after each and stopping as soon as the target is met; only if the cheap layers
-were not enough, the LLM summary. Each layer's real value is that the next one need not run
-(§7.3). Above the blocking mark only a local truncation may run, never a model call (§8.5).
+Before each request (``compact``, the exercise): measure; above the trigger, run snip, then
+microcompact, re-measuring after each and stopping as soon as the target is met; only if the
+cheap layers were not enough, the LLM summary. Each layer's real value is that the next one
+need not run (§7.3). Above the blocking mark only a local truncation may run, never a model
+call (§8.5).
 
 Cache-aware (§6.7–6.8): while the cache is warm, clearing waits for the trigger and then
 clears in one batch; once the cache is certainly cold (idle past the 5-minute TTL) the
 prefix must be written again anyway, so the cheap layers run down to the target right away.
+
+Around it, ``prepare`` frames every request the same way (cache zones, the last usage, the
+frozen decisions, the user's texts, the moving breakpoint). Its per-message steps are plain
+functions of the whole history here; ``ctxlab.incremental`` makes them cost only what a
+turn adds, without changing what they return.
 """
 
 from __future__ import annotations
@@ -29,13 +35,12 @@ from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .fallback import LastResort
-from .incremental import Prepared
 from .ledger import Ledger
 from .microcompact import microcompact
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
 from .volatile import place
-from .zones import prefix_hash, zoned_system, zoned_tools
+from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
 CACHE_TTL_S = 300.0
@@ -60,12 +65,11 @@ class Pipeline:
         self.ledger: Ledger | None = None
         self.prefix: str | None = None
         self.last_request_at: float | None = None
+        self.cold = False  # the cache is certainly cold for the request being prepared
         self.prefix_changes = 0
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
-        self.measured: tuple[Messages, int] | None = None  # (history, estimate), the latest
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
-        self.prepared = Prepared()  # last turn's work on each message, reused
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
@@ -81,45 +85,115 @@ class Pipeline:
                 self._ledger(session).record(after["tool_use_id"], after["content"], "offload")
         return admitted
 
-    def _measure(self, messages: Messages, session: Session) -> int:
+    def prepare(self, messages: Messages, session: Session) -> Messages:
+        """The history to send now: the request's frame around the pipeline (``compact``).
+
+        Before it: the cache zones (§6.3), the last usage learned (§9.5), the frozen decisions
+        applied (§6.9), the files in view noted for the rebuild (§10.2), the user's texts
+        remembered (§12.3), whether the cache is certainly cold (§6.8). After it: the time of
+        this request and the one moving breakpoint on the newest message (§6.4).
+        """
+        self._zones(session)
+        self.calibration.learn(session.last_usage)
+        messages = self.apply_decisions(messages, self._ledger(session))
+        self.observe(messages, session)
+        self.user_texts.remember(messages)
+        now = session.now()
+        self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
+        messages = self.compact(messages, session)
+        self.last_request_at = now
+        self.calibration.sent = (session.last_usage, self.estimate(messages))
+        return self.mark(messages)
+
+    def compact(self, messages: Messages, session: Session) -> Messages:
+        """The pipeline (§7.2): the history after the layers this request needs.
+
+        Measure (``self.measure``). When ``self.trigger`` says a layer must act at that size,
+        measure again with the API's count (``self.count``: free, no model call) and decide
+        on that. Above ``blocking_at``: ``self.blocking``, and nothing else. Otherwise, with
+        the trigger for that count: the cheap layers first, ``"snip"`` then
+        ``"microcompact"``, each only while the size is above ``target``; then
+        ``"summary"``, only if the size is still above ``compact_at``. Run a layer with
+        ``self.run_layer``: it returns the history and its size re-measured, which the next
+        decision uses. The thresholds: ``self.limits(session)``.
+        """
+        ### BEGIN SOLUTION 5.5
+        limits = self.limits(session)
+        size = self.measure(messages, session)
+        if self.trigger(size, limits) is not None:
+            size = self.count(messages, session)
+        if size > limits.blocking_at:
+            return self.blocking(messages, session, size, limits)
+        trigger = self.trigger(size, limits)
+        if trigger is None:
+            return messages
+        for layer in ("snip", "microcompact"):
+            if size > limits.target:
+                messages, size = self.run_layer(layer, messages, session, size, trigger)
+        if size > limits.compact_at:
+            messages, size = self.run_layer("summary", messages, session, size, trigger)
+        return messages
+        ### END SOLUTION
+
+    def limits(self, session: Session) -> Thresholds:
+        """This window's thresholds; the completion buffer holds the reply and the summary's
+        reserve, ``min(SUMMARY_RESERVE, the model's max output)`` (§8.1)."""
+        reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)
+        return thresholds(session.window, session.max_tokens + reserve, self.target_share,
+                          reserve)
+
+    def trigger(self, size: int, limits: Thresholds) -> str | None:
+        """Why a layer must act on a request of ``size`` tokens, or None: above the trigger;
+        above the target once the cache is certainly cold, since the prefix is written again
+        anyway (§6.8)."""
+        if size > limits.compact_at:
+            return f"{size:,} > {limits.compact_at:,} tokens"
+        return "cache cold" if self.cold and size > limits.target else None
+
+    def measure(self, messages: Messages, session: Session) -> int:
         """The request's size: the messages' estimate, calibrated, plus the part of the
         request the layer cannot change, as the last usage measured it (§9.5)."""
-        return self.calibration.size(self._estimate(messages), self._fixed(session))
+        return self.calibration.size(self.estimate(messages), self._fixed(session))
 
-    def _count(self, messages: Messages, session: Session) -> int:
-        """``_measure`` with the messages counted by the API (``count_tokens`` is free and
+    def count(self, messages: Messages, session: Session) -> int:
+        """``measure`` with the messages counted by the API (``count_tokens`` is free and
         calls no model), so that a layer's "tokens freed" is measured; the estimate when the
         count fails."""
         try:
             counted = session.count(messages)
         except anthropic.APIError:
             self.counted = None
-            return self._measure(messages, session)
+            return self.measure(messages, session)
         self.counted = (messages, counted)
-        self.calibration.counted(counted, self._estimate(messages))
+        self.calibration.counted(counted, self.estimate(messages))
         return counted + self.calibration.unseen(self._fixed(session))
-
-    def _estimate(self, messages: Messages) -> int:
-        """The plain estimate of the messages alone, kept for the latest history measured."""
-        if self.measured is None or self.measured[0] is not messages:
-            self.measured = (messages, self.prepared.estimate(messages, None, None))
-        return self.measured[1]
 
     @staticmethod
     def _fixed(session: Session) -> int:
         """The estimate of what the layer sees but never changes: system prompt and tools."""
         return estimate_tokens([], session.system, session.tools)
 
-    def _calibrate(self, session: Session) -> None:
-        """Learn what the last request held beyond its messages, once its usage is known."""
-        self.calibration.learn(session.last_usage)
+    # The per-message work of a turn, as functions of the whole history. ``ctxlab.incremental``
+    # replaces them with versions that redo only the messages new since the last turn.
 
-    def _observe(self, messages: Messages, session: Session) -> None:
+    def apply_decisions(self, messages: Messages, ledger: Ledger) -> Messages:
+        """The history with every frozen decision applied (§6.9)."""
+        return ledger.apply(messages)
+
+    def estimate(self, messages: Messages) -> int:
+        """The plain estimate of the messages alone (§9.5)."""
+        return estimate_tokens(messages)
+
+    def observe(self, messages: Messages, session: Session) -> None:
         """Stage 4's file log, when the summarizer keeps one: the rebuild after a summary
         flags a file that changed on disk since the agent saw it (§10.2)."""
         record = getattr(self.summarize, "record", None)
         if record is not None:
             record(messages, session)
+
+    def mark(self, messages: Messages) -> Messages:
+        """The history with its one moving breakpoint on the newest message (§6.4)."""
+        return mark_newest(messages)
 
     def _zones(self, session: Session) -> None:
         """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
@@ -138,70 +212,25 @@ class Pipeline:
             self.prefix_changes += 1
         self.prefix = current
 
-    def prepare(self, messages: Messages, session: Session) -> Messages:
-        """The history to send now.
-
-        In order: set up the cache zones (``_zones``); learn from the last usage
-        (``_calibrate``); let the summarizer note the files in view (``_observe``); apply the
-        frozen decisions (``self.prepared.apply`` with ``self._ledger(session)``:
-        ``Ledger.apply``, run only on the messages that are new since the last turn, see
-        ``incremental.py``); remember the user's texts
-        (``self.user_texts.remember``); compute the thresholds (``thresholds`` with the
-        window, ``session.max_tokens`` plus the summary reserve — ``min(SUMMARY_RESERVE, the
-        model's max output)`` — as completion buffer, the target share and that reserve);
-        measure (``_measure``). A layer acts above ``compact_at``, or above ``target`` when
-        the cache is certainly cold (more than ``CACHE_TTL_S`` since the last request, by
-        ``session.now()``): before it does, measure again with the API's count
-        (``_count``), and decide on that. Above ``blocking_at``: ``_blocking``. Otherwise,
-        when a layer acts: ``_compact`` with a trigger text (``"cache cold"`` for the cold
-        case). Then record ``session.now()`` as the last request time, set
-        ``self.calibration.sent = (session.last_usage, self._estimate(messages))`` and return
-        ``self.prepared.mark(messages)`` (``mark_newest``, again run only on what is new).
-        """
-        ### BEGIN SOLUTION 5.5
-        self._zones(session)
-        self._calibrate(session)
-        self._observe(messages, session)
-        messages = self.prepared.apply(messages, self._ledger(session))
-        self.user_texts.remember(messages)
-        reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)
-        limits = thresholds(session.window, session.max_tokens + reserve, self.target_share,
-                            reserve)
-        size = self._measure(messages, session)
-        now = session.now()
-        cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
-        if size > limits.compact_at or (cold and size > limits.target):
-            size = self._count(messages, session)
-        if size > limits.blocking_at:
-            messages = self._blocking(messages, session, size, limits)
-        elif size > limits.compact_at or (cold and size > limits.target):
-            trigger = "cache cold" if size <= limits.compact_at else (
-                f"{size:,} > {limits.compact_at:,} tokens")
-            messages = self._compact(messages, session, size, limits, trigger)
-        self.last_request_at = now
-        self.calibration.sent = (session.last_usage, self._estimate(messages))
-        return self.prepared.mark(messages)
-        ### END SOLUTION
-
-    def _compact(self, messages: Messages, session: Session, size: int, limits: Thresholds,
-                 trigger: str) -> Messages:
+    def run_layer(self, layer: str, messages: Messages, session: Session, size: int,
+                  trigger: str) -> tuple[Messages, int]:
+        """Run ``layer`` (``"snip"``, ``"microcompact"`` or ``"summary"``) on ``messages`` of
+        ``size`` tokens: the history it leaves and that history's size, counted again."""
         keep_first, keep_last, keep_results = self.keep
-        snipped, dropped = snip(messages, keep_first, keep_last)
-        if dropped:
-            messages, size = self._step("snip", messages, snipped, session, size, trigger)
-        if size > limits.target:
-            cleared, decisions = microcompact(messages, session.tool_names, keep_results)
+        name, after = layer, messages
+        if layer == "snip":
+            after, _ = snip(messages, keep_first, keep_last)
+        elif layer == "microcompact":
+            after, decisions = microcompact(messages, session.tool_names, keep_results)
             for tool_use_id, content in decisions.items():
                 self._ledger(session).record(tool_use_id, content, "microcompact")
-            if decisions:
-                messages, size = self._step("microcompact", messages, cleared, session, size,
-                                            trigger)
-        if size > limits.compact_at:
-            summarized, layer = self._summary(messages, session)
-            if layer == "summary":
-                self.summaries.append(self._quality(messages, summarized, session))
-            messages, size = self._step(layer, messages, summarized, session, size, trigger)
-        return messages
+        elif layer == "summary":
+            after, name = self._summary(messages, session)
+            if name == "summary":
+                self.summaries.append(self._quality(messages, after, session))
+        else:
+            raise ValueError(f"no layer {layer!r}: snip, microcompact or summary")
+        return self._step(name, messages, after, session, size, trigger)
 
     def _summary(self, messages: Messages, session: Session) -> tuple[Messages, str]:
         """The summarizer's history and what made it: ``"summary"``, or the name of the
@@ -229,15 +258,15 @@ class Pipeline:
         after = self.user_texts.reinject(after)
         assert_messages_valid(after)
         counted = self.counted[1] if self.counted and self.counted[0] is before else None
-        now = self._count(after, session)
+        now = self.count(after, session)
         freed = counted - self.counted[1] if counted is not None and self.counted else size - now
         session.report(layer, freed, trigger)
         return after, now
 
-    def _blocking(self, messages: Messages, session: Session, size: int,
-                  limits: Thresholds) -> Messages:
+    def blocking(self, messages: Messages, session: Session, size: int,
+                 limits: Thresholds) -> Messages:
         """Local, deterministic, no model call: keep the task and the newest rounds that fit
-        in the target, beside the part of the request no layer can change."""
+        in the target, beside the part of the request no layer can change (§8.5)."""
         room = limits.target - self.calibration.unseen(self._fixed(session))
         cut = find_safe_cut(messages, round(room / self.calibration.ratio), estimate_tokens)
         kept, _ = self._step("blocking", messages, messages[:1] + messages[cut:], session, size,

@@ -22,11 +22,15 @@ and the current work must survive it, or the agent re-fetches and re-triggers (Â
 
 
 def make_layer(**options: Any) -> Pipeline:
-    """The stage's context layer; ``summary`` options go to stage 4's summarizer."""
+    """The stage's context layer; ``summary`` options go to stage 4's summarizer. Its
+    per-message steps are made incremental by the bench (``ctxlab.incremental``): the same
+    requests, at the cost of what each turn adds."""
     from s4_summarize import summarizer
 
+    from ctxlab.incremental import incremental
+
     summary = {**SUMMARY_DEFAULTS, **options.pop("summary", {})}
-    return Pipeline(summarize=summarizer(**summary), **options)
+    return incremental(Pipeline(summarize=summarizer(**summary), **options))
 
 
 __all__ = [

@@ -49,7 +49,7 @@ def test_an_unseen_part_of_the_request_does_not_make_the_layer_act(tmp_path) -> 
     _turns(layer, session, history, UNSEEN)
     assert session.events == []  # a ratio over the whole request would see 1.9 times more
     assert layer.calibration.ratio == 1.0  # never counted: nothing was near a trigger
-    size = layer._measure(history, session)
+    size = layer.measure(history, session)
     assert abs(size - (session.count(history) + UNSEEN)) < 0.05 * size
 
 

@@ -1,7 +1,10 @@
-"""Stage 5's incremental turn: last turn's work is reused only where it still holds.
+"""Stage 5's incremental turn (the bench's ``ctxlab.incremental`` around the pipeline): last
+turn's work is reused only where it still holds.
 
 Every check compares with the full functions run on the whole history — ``Ledger.apply``,
 ``estimate_tokens``, ``mark_newest`` — and counts the messages actually worked on, never time.
+The graded ones: a ``mark_newest`` that works on the newest messages alone (5.4), and a
+pipeline that, wrapped, sends what a fresh layer sends (5.5).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from typing import Any
 
 import pytest
 from s5_pipeline import Pipeline, estimate_tokens, mark_newest
-from s5_pipeline.incremental import Prepared
+from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 
+from ctxlab.incremental import Prepared, incremental
 from ctxlab.session import Session
 from ctxlab.sim import Simulator, make_client
 from ctxlab.tools import definitions
@@ -51,17 +55,22 @@ class _Counting(Ledger):
         return super().apply(messages)
 
 
+def _incremental() -> Prepared:
+    """Incremental versions of stage 5's full functions, as ``incremental`` builds them."""
+    return Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
+                    mark_newest, share=message_tokens, total=request_tokens)
+
+
 def _check(prepared: Prepared, ledger: Ledger, messages: Messages) -> Messages:
     """``prepared.apply`` and ``estimate`` agree with the full functions; returns the applied."""
     applied = prepared.apply(messages, ledger)
     assert applied == Ledger.apply(ledger, messages)
-    assert prepared.estimate(applied, SYSTEM, definitions()) == estimate_tokens(
-        applied, SYSTEM, definitions())
+    assert prepared.estimate(applied) == estimate_tokens(applied)
     return applied
 
 
 def test_a_normal_turn_works_only_on_the_new_messages(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(30))
     assert ledger.given == [61]  # the first turn does it all
     for n in range(30, 40):
@@ -115,7 +124,7 @@ def _far_back(messages: Messages) -> Messages:
 
 @pytest.mark.parametrize("change", [_replaced, _removed, _inserted, _reordered, _far_back])
 def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     changed = change(history)
     _check(prepared, ledger, changed + _round(10))
@@ -124,21 +133,21 @@ def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any
 
 
 def test_a_list_cut_short_keeps_what_it_still_shares(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     _check(prepared, ledger, history[:-2])
     assert ledger.given[-1] == 1  # its newest message, which now carries the breakpoint
 
 
 def test_equal_copies_count_as_unchanged(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     _check(prepared, ledger, copy.deepcopy(history) + _round(10))
     assert ledger.given[-1] == 3
 
 
 def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     ledger.record("toolu_2", "[cleared by hand]", "microcompact")
     applied = _check(prepared, ledger, history + _round(10))
@@ -147,7 +156,7 @@ def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
 
 
 def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
-    prepared = Prepared()
+    prepared = _incremental()
     history = _check(prepared, Ledger(tmp_path), _history(10))
     other = _Counting(tmp_path)
     _check(prepared, other, history + _round(10))
@@ -156,7 +165,7 @@ def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
 
 @pytest.mark.exercise("5.4")
 def test_marking_matches_mark_newest_and_shares_the_old_messages(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     sent = prepared.mark(prepared.apply(_history(10), ledger))
     for n in range(10, 20):
         history = sent + _round(n)  # the loop appends to what was sent
@@ -171,7 +180,7 @@ def test_marking_matches_mark_newest_and_shares_the_old_messages(tmp_path: Path)
 
 @pytest.mark.exercise("5.4")
 def test_a_rewritten_history_is_marked_whole_and_starts_afresh(tmp_path: Path) -> None:
-    ledger, prepared = _Counting(tmp_path), Prepared()
+    ledger, prepared = _Counting(tmp_path), _incremental()
     applied = prepared.apply(_history(10), ledger)
     prepared.mark(applied)
     rewritten = applied[:1] + applied[-4:]  # what a layer returns: another list
@@ -193,15 +202,40 @@ def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
     monkeypatch.setattr(Ledger, "apply", lambda self, m: applied.append(len(m)) or full(self, m))
     sim = Simulator()
     session = _session(tmp_path, sim)
-    layer = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)
+    layer = incremental(Pipeline(summarize=lambda messages, s: messages, per_result=5_000))
     history = layer.prepare(_history(20), session)
     for n in range(20, 30):
         assistant, user = _round(n, size=300 if n % 2 else 20)  # every other one offloaded
         session.tool_names[f"toolu_{n}"] = "run_command"
         user["content"] = layer.admit(user["content"], session)
         history = layer.prepare(history + [assistant, user], session)
-        fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)
+        fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)  # not wrapped
         assert fresh.prepare(list(history), _session(tmp_path, sim)) == history
         if n > 20:
             assert applied[-2] == 5  # this layer's turn: only the newest messages
     assert {e["layer"] for e in session.events} == {"offload"}  # no other layer ran
+
+
+@pytest.mark.exercise("5.5")
+def test_the_wrapped_pipeline_sends_and_reports_what_the_plain_one_does(tmp_path: Path) -> None:
+    """Turn after turn through every cheap layer and the summary: the wrapper changes only
+    the cost, never a request or an event."""
+    runs = []
+    for name, wrap in (("plain", lambda layer: layer), ("incremental", incremental)):
+        sim = Simulator()
+        session = Session(make_client(sim), "ctxlab-sim-32k", list(SYSTEM), definitions(),
+                          tmp_path / name, now=lambda sim=sim: sim.clock.now)
+        layer = wrap(Pipeline(summarize=lambda messages, s: messages[:1] + messages[-4:],
+                              keep_first=1, keep_last=12))
+        sent = layer.prepare(_history(2), session)
+        requests = [sent]
+        for n in range(2, 40):
+            assistant, user = _round(n, size=450 if n >= 33 else 200)  # at last too big to clear
+            session.tool_names[f"toolu_{n}"] = "run_command"
+            user["content"] = layer.admit(user["content"], session)
+            sent = layer.prepare(sent + [assistant, user], session)
+            requests.append(sent)
+        runs.append((requests, session.events))
+    (plain, plain_events), (wrapped, wrapped_events) = runs
+    assert wrapped == plain and wrapped_events == plain_events
+    assert {"snip", "microcompact", "summary"} <= {e["layer"] for e in plain_events}

@@ -1,0 +1,154 @@
+"""Each turn's per-message work on the history, done once per message: a turn costs what it adds.
+
+Stage 5's ``Pipeline.prepare`` does four things to the whole history before every request:
+it applies the frozen decisions (``apply_decisions``, i.e. ``Ledger.apply``), notes the files
+the tool calls named (``observe``, stage 4's file log), estimates the messages (``estimate``,
+the running sum of §9.5) and moves the breakpoint (``mark``, i.e. ``mark_newest``). Written as
+functions of the whole history, they are easy to read and a session costs the square of its
+length. ``incremental(layer)`` wraps those four steps of a
+layer — the reference or a learner's, whatever its pipeline (``compact``) does — so that a
+turn redoes only the messages that are new since the last one. The results are exactly those
+of the full functions: the same messages, the same sum in the same order.
+
+The loop appends: the history ``prepare`` is given is, but for its last few messages, the one
+it was given last turn. ``Prepared`` keeps last turn's results by position and redoes only the
+rest.
+
+What is checked before anything is reused:
+
+- the prefix: the first ``k`` messages must be, position by position, the message objects
+  ``prepare`` was given last turn, or equal to them. That is one list comparison at C speed:
+  a pointer comparison per message, and a comparison by value only where the object differs.
+  ``k`` always stops before last turn's newest message, whose breakpoint moves on, and it is
+  sought among the ``LOOKBACK`` positions before that one: in a normal turn only those can
+  differ (the message whose breakpoint was removed). A message replaced, removed or inserted,
+  or messages reordered: the prefix ends at the first of them, and when that lies further
+  back, everything is done again. A list cut short keeps the prefix it still shares;
+- the ledger: a decision recorded since last turn for a result outside the messages done
+  again (an old result cleared by hand, say) changes old messages, so everything is done
+  again; so it is when the ledger is another one;
+- the pipeline's own output: a history that a layer rewrote (snip, microcompact, a summary)
+  is marked whole, and nothing of that turn is kept for the next.
+
+Not checked: a message object edited in place after ``prepare`` saw it. The history is
+append-only, as the API's own transcript is: to change an old message, put a new message
+object in its place.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Callable
+from itertools import accumulate
+from typing import Any, Protocol, TypeVar
+
+Messages = list[dict[str, Any]]
+LOOKBACK = 8  # how far back from last turn's newest message the prefix may end
+
+
+class Ledger(Protocol):
+    """The frozen decisions (stage 5's ``Ledger``): the ids recorded so far, in order."""
+
+    recorded: list[str]
+
+
+class Layer(Protocol):
+    """A layer with stage 5's per-message steps (``s5_pipeline.Pipeline``)."""
+
+    apply_decisions: Callable[[Messages, Any], Messages]
+    observe: Callable[[Messages, Any], None]
+    estimate: Callable[[Messages], int]
+    mark: Callable[[Messages], Messages]
+
+
+L = TypeVar("L", bound=Layer)
+
+
+def incremental(layer: L) -> L:
+    """``layer`` with its per-message steps done only on what each turn adds (see above)."""
+    from s5_pipeline.estimate import message_tokens, request_tokens
+
+    prepared = Prepared(layer.apply_decisions, layer.estimate, layer.mark,
+                        share=message_tokens, total=request_tokens)
+    observe = layer.observe
+
+    def observe_new(messages: Messages, session: Any) -> None:
+        """The file log notes each tool call once: last turn's messages were noted then."""
+        observe(prepared.new(messages), session)
+
+    layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
+        prepared.apply, observe_new, prepared.estimate, prepared.mark)
+    return layer
+
+
+class Prepared:
+    """What ``prepare`` computed for each message of the history it was given last turn.
+
+    ``apply``, ``estimate`` and ``mark`` are the full functions; ``share`` is one message's
+    part of the estimate and ``total`` the estimate from the sum of those parts.
+    """
+
+    def __init__(self, apply: Callable[[Messages, Any], Messages],
+                 estimate: Callable[[Messages], int], mark: Callable[[Messages], Messages], *,
+                 share: Callable[[dict[str, Any]], float], total: Callable[[float], int]) -> None:
+        self.full_apply, self.full_estimate, self.full_mark = apply, estimate, mark
+        self.share, self.total = share, total
+        self.given: Messages = []  # the messages given last turn (a copy of the list)
+        self.applied: Messages = []  # each with the frozen decisions applied
+        self.totals = array("d")  # the running sum of their estimates, message by message
+        self.marked: Messages = []  # each as ``mark`` passes it on (the first ones)
+        self.ledger: Ledger | None = None
+        self.recorded = 0  # how many decisions that ledger had recorded then
+        self.redone = 0  # where the messages ``apply`` worked on last began
+
+    def apply(self, messages: Messages, ledger: Ledger) -> Messages:
+        """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
+        keep = self._unchanged(messages, ledger)
+        self.given = list(messages)
+        self.applied = self.applied[:keep] + self.full_apply(messages[keep:], ledger)
+        running = accumulate(map(self.share, self.applied[keep:]),
+                             initial=self.totals[keep - 1] if keep else 0.0)
+        next(running)  # the sum so far, already in ``totals``
+        del self.totals[keep:]
+        self.totals.extend(running)
+        del self.marked[keep:]
+        self.ledger, self.recorded, self.redone = ledger, len(ledger.recorded), keep
+        return self.applied
+
+    def new(self, messages: Messages) -> Messages:
+        """The messages ``apply`` worked on last, when ``messages`` is what it returned:
+        the rest were in last turn's history already. Otherwise all of them."""
+        return messages[self.redone:] if messages is self.applied else messages
+
+    def estimate(self, messages: Messages) -> int:
+        """``estimate(messages)``, from the running sum when ``messages`` is what ``apply``
+        returned last."""
+        if messages is not self.applied:
+            return self.full_estimate(messages)
+        return self.total(self.totals[-1] if self.totals else 0.0)
+
+    def mark(self, messages: Messages) -> Messages:
+        """``mark(messages)``, done only for the messages not marked before when ``messages``
+        is what ``apply`` returned last. A history that a layer rewrote is marked whole, and
+        nothing of this turn is kept for the next."""
+        if messages is not self.applied:
+            self.given = []
+            return self.full_mark(messages)
+        self.marked += self.full_mark(self.applied[len(self.marked):])
+        return list(self.marked)  # a copy: the caller appends to it
+
+    def _unchanged(self, messages: Messages, ledger: Ledger) -> int:
+        """How many leading messages can be taken from last turn (see the module docs)."""
+        newest = min(len(self.given), len(messages)) - 1
+        keep = next((k for k in range(newest, max(newest - LOOKBACK, 0), -1)
+                     if messages[:k] == self.given[:k]), 0)
+        changed = set(ledger.recorded[self.recorded:])
+        if ledger is not self.ledger or not changed <= _result_ids(messages[keep:]):
+            return 0
+        return keep
+
+
+def _result_ids(messages: Messages) -> set[str]:
+    """The ids of the tool results in ``messages``."""
+    return {b["tool_use_id"] for m in messages if not isinstance(m["content"], str)
+            for b in m["content"] if b.get("type") == "tool_result"}
