@@ -112,7 +112,7 @@ class Pipeline:
         measure again with the API's count (``self.count``: free, no model call) and decide
         on that. Above ``blocking_at``: ``self.blocking``, and nothing else. Otherwise, with
         the trigger for that count: the cheap layers first, ``"snip"`` then
-        ``"microcompact"``, each only while the size is above ``target``; then
+        ``"microcompact"``, each only if the size is above ``target``; then
         ``"summary"``, only if the size is still above ``compact_at``. Run a layer with
         ``self.run_layer``: it returns the history and its size re-measured, which the next
         decision uses. The thresholds: ``self.limits(session)``.
