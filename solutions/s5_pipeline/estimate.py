@@ -11,7 +11,7 @@ system prompt (API notes §3.6).
 The estimate runs before every request over the whole history, so it is incremental: each
 distinct text is scanned once, each message's sum is kept while that message is unchanged, and
 plain ASCII text is counted with byte translations instead of regular expressions.
-``estimate_tokens`` still visits every message; the pipeline keeps the running sum itself
+``estimate_tokens`` still visits every message; the bench's wrapper keeps the running sum
 (``message_tokens``, ``request_tokens``; see ``ctxlab.incremental``), so a turn pays for its new
 blocks, not for the length of the session.
 """

@@ -63,17 +63,59 @@ def test_a_lossy_summary_cannot_lose_the_turn_one_constraint() -> None:
     assert any(s["warn"] for s in result.layer.summaries)  # and the summary was poor (§12.5)
 
 
-def _session(tmp_path, sim: Simulator) -> Session:
-    return Session(make_client(sim), "claude-haiku-4-5", [{"type": "text", "text": "Be careful."}],
+def _session(tmp_path, sim: Simulator, model: str = "claude-haiku-4-5") -> Session:
+    return Session(make_client(sim), model, [{"type": "text", "text": "Be careful."}],
                    definitions(), tmp_path, now=lambda: sim.clock.now)
-
-
-
-
 
 
 def _layer() -> Pipeline:
     return Pipeline(summarize=lambda messages, session: messages)
+
+
+@pytest.mark.parametrize(("rounds", "size", "options", "layers", "left"), [
+    (40, 400, {"keep_last": 11}, ["snip"], "under the target"),  # microcompact need not run
+    (6, 2_500, {"keep_results": 2}, ["microcompact"], "under the target"),  # nothing to snip
+    (6, 2_500, {}, ["microcompact"], "under the trigger"),  # a summary would be a waste here
+    (4, 4_000, {}, ["microcompact", "summary"], "under the trigger"),  # cheap was not enough
+])
+def test_cheap_layers_first_each_re_measured_and_the_summary_last(
+        tmp_path, rounds: int, size: int, options: dict[str, Any], layers: list[str],
+        left: str) -> None:
+    """§7.2: after each layer measure again, and stop as soon as it is enough."""
+    sim = Simulator()
+    session = _session(tmp_path, sim, "ctxlab-sim-32k")  # trigger 11,000, target 6,600
+    summaries: list[int] = []
+    layer = Pipeline(summarize=lambda m, s: summaries.append(len(m)) or m[:1] + m[-2:],
+                     **options)
+    history, limits = tool_history(rounds, size), layer.limits(session)
+    size_before = session.count(history)
+    assert limits.compact_at < size_before < limits.blocking_at
+    kept = layer.prepare(history, session)
+    assert [e["layer"] for e in session.events] == layers
+    assert len(summaries) == layers.count("summary")
+    sizes = [size_before]  # after each layer, as the events report what it freed
+    for event in session.events:
+        sizes.append(sizes[-1] - event["tokens_freed"])
+    assert sizes[-1] == session.count(kept)
+    assert all(s > limits.target for s in sizes[:-1])  # each layer ran because it had to
+    if "summary" in layers:
+        assert sizes[-2] > limits.compact_at  # the cheap layers left it above the trigger
+    bound = limits.target if left == "under the target" else limits.compact_at
+    assert sizes[-1] <= bound
+
+
+def test_below_the_trigger_nothing_is_counted_and_nothing_runs(tmp_path) -> None:
+    sim = Simulator()
+    session = _session(tmp_path, sim, "ctxlab-sim-32k")
+    history = tool_history(3, 1_000)  # about 3,000 tokens: under the target
+    kept = _layer().prepare(history, session)
+    assert session.events == [] and sim.calls == []  # measured locally, no count, no layer
+    assert len(kept) == len(history) and _results(kept) == _results(history)
+
+
+def _results(messages: list[dict[str, Any]]) -> list[Any]:
+    return [b["content"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
 
 
 def test_a_resumed_session_sends_the_same_bytes(tmp_path) -> None:
