@@ -126,7 +126,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Say which test starts, so a test that never ends can be named (``--ctxlab-log``)."""
-    _log(item.config, {"event": "start", "nodeid": item.nodeid})
+    exercise = item.get_closest_marker("exercise")
+    _log(item.config, {"event": "start", "nodeid": item.nodeid,
+                       "exercise": exercise.args[0] if exercise else None})
 
 
 def _log(config: pytest.Config, line: dict[str, Any]) -> None:

@@ -1,0 +1,121 @@
+"""``ctxlab room``: a room of four synthetic submissions on stages 1–2 (issue: workshops).
+
+pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
+edited to pass, and one (an archive) whose exercise 1.2 writes outside its copy and hangs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from ctxlab.cli import main
+from ctxlab.commands import room_cmd
+from ctxlab.room import board
+from ctxlab.workbook import points
+
+from .conftest import Room
+
+
+def _exercise_points(numbers: list[str]) -> int:
+    table = points.load()
+    return sum(table.of_exercise(n) for n in numbers)
+
+
+def _statuses(room: Room, name: str, stage: int) -> dict[str, str]:
+    return {s.item.split()[1] if s.kind == "exercise" else s.item: s.status
+            for s in room[name].scored if s.stage == stage}
+
+
+def test_every_submission_is_found_and_nothing_else(room: Room) -> None:
+    assert sorted(p.name for p in room.graded) == ["complete", "hang", "pristine", "tampered"]
+
+
+def test_the_scoreboard(room: Room) -> None:
+    complete, pristine = room["complete"], room["pristine"]
+    worth = complete.points()[1]
+    assert [p.points()[1] for p in room.graded] == [worth] * 4  # one max for the whole room
+    s1, s2 = complete.points(1)[1], complete.points(2)[1]
+    assert s1 >= _exercise_points(["1.1", "1.2", "1.3"]) and s1 + s2 == worth
+    assert complete.points() == (worth, worth)
+    exercises = [s for s in pristine.scored if s.kind == "exercise"]
+    assert {s.status for s in exercises} == {"TODO"} and sum(s.points for s in exercises) == 0
+    # the tampered one: graded with the instructor's test, so exercise 2.4 fails for real
+    assert room["tampered"].points() == (worth - _exercise_points(["2.4"]), worth)
+    # the hanging one loses stage 1 only
+    assert room["hang"].points() == (s2, worth)
+
+
+def test_an_edited_test_is_ignored_and_reported(room: Room) -> None:
+    tampered = room["tampered"]
+    assert tampered.ignored_edits == ["changed tests/s2/test_valid.py"]
+    assert _statuses(room, "tampered", 2)["2.4"] == "REGRESSION"
+    failing = next(s for s in tampered.scored if s.item.startswith("exercise 2.4"))
+    assert "test_same_wording_as_the_api" in failing.detail and "assert None ==" in failing.detail
+    assert all(not p.ignored_edits for p in room.graded if p.name != "tampered")
+
+
+def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room) -> None:
+    hang = room["hang"]
+    assert hang.runs == {1: "time-out", 2: "ok"}
+    stage1 = [s for s in hang.scored if s.stage == 1]
+    assert {s.status for s in stage1} == {"TIME-OUT"}
+    assert all("time limit of 30 s" in s.detail and "test_text_blocks" in s.detail
+               for s in stage1 if s.item.startswith("exercise 1.2"))
+    assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded if p.name != "hang")
+
+
+def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
+    assert room.escaped.exists()  # the write happened (it is not stopped) ...
+    assert room["hang"].outside == [str(room.escaped.resolve())]  # ... and it is reported
+    assert all(not p.outside for p in room.graded if p.name != "hang")
+
+
+def test_the_archive_is_unpacked_without_leaving_its_folder(room: Room) -> None:
+    assert not (room.base / "outside.txt").exists()
+    assert not (room.base / "work" / "outside.txt").exists()
+    assert any("'../outside.txt'" in note for note in room["hang"].notes)
+
+
+def test_the_board_reads_at_80_columns(room: Room) -> None:
+    console = Console(width=80, record=True, file=io.StringIO(), color_system=None)
+    board.show(console, room.graded, [1, 2])
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    worth = room["complete"].points()[1]
+    assert f"{worth}/{worth}" in text and "tests edited" in text and "s1 time-out" in text
+    assert "ignored edit: changed tests/s2/test_valid.py" in text
+    assert "REGRESSION exercise 2.4" in text and "TODO: exercise 1.1, 1.2, 1.3" in text
+
+
+@pytest.mark.parametrize("form", ["--json", "--csv", None])
+def test_the_command_prints_the_board_csv_and_json(
+        room: Room, form: str | None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(room_cmd, "grade_room", lambda *a, **k: room.graded)
+    assert main(["room", str(room.base), "--stages", "1,2", *([form] if form else [])]) == 0
+    out = capsys.readouterr().out
+    if form == "--json":
+        data = json.loads(out)
+        assert {p["name"]: (p["total"], p["max"]) for p in data["participants"]} == \
+            {p.name: p.points() for p in room.graded}
+        assert data["participants"][0]["stages"]["1"]["run"] in ("ok", "time-out")
+    elif form == "--csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert {r["participant"]: (int(r["total"]), int(r["max"])) for r in rows} == \
+            {p.name: p.points() for p in room.graded}
+    else:
+        assert "Room scoreboard" in out
+
+
+def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["room", str(tmp_path / "nowhere")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
+    assert "no submission found" in capsys.readouterr().err
