@@ -119,3 +119,4 @@ def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[s
     (tmp_path / "empty").mkdir()
     assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
     assert "no submission found" in capsys.readouterr().err
+

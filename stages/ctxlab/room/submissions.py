@@ -54,7 +54,7 @@ def holds_stages(folder: Path) -> bool:
 def _locate(folder: Path, depth: int = 3) -> tuple[Path | None, Path | None]:
     """(stages folder, checkout) found at or below ``folder``."""
     if (folder / "stages").is_dir() and holds_stages(folder / "stages"):
-        return folder / "stages", folder
+        return folder / "stages", folder if (folder / "tests").is_dir() else None
     if holds_stages(folder):
         return folder, None
     if depth:
