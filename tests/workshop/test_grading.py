@@ -140,10 +140,13 @@ def test_the_classroom_workflow_is_the_generated_one_and_parses() -> None:
 
 
 def test_a_classroom_step_passes_on_the_reference_and_selects_one_exercise() -> None:
-    step = "python -m pytest -q --impl stages --stage 2 --exercise 2.4 tests/s2".split()
+    step = classroom.steps([stage(2)], points.load())
+    command = next(s["command"] for s in step if s["id"] == "exercise-2-4")
+    argv = str(command).split()
     env = dict(os.environ, CTXLAB_STAGES_ROOT=str(impl_root("solutions")),
                PYTEST_ADDOPTS="-p no:cacheprovider")
-    done = subprocess.run([sys.executable, *step[1:]], cwd=repo_root(), env=env,
+    assert argv[:3] == ["python", "-m", "pytest"]
+    done = subprocess.run([sys.executable, *argv[1:]], cwd=repo_root(), env=env,
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stdout[-1500:]
     ran = sum(1 for line in done.stdout.splitlines() if "passed" in line)
