@@ -90,7 +90,9 @@ def test_the_board_reads_at_80_columns(room: Room) -> None:
     worth = room["complete"].points()[1]
     assert f"{worth}/{worth}" in text and "tests edited" in text and "s1 time-out" in text
     assert "ignored edit: changed tests/s2/test_valid.py" in text
-    assert "REGRESSION exercise 2.4" in text and "TODO: exercise 1.1, 1.2, 1.3" in text
+    assert "REGRESSION: 2.4 — test_same_wording_as_the_api" in text
+    assert "TODO: 1.1, 1.2, 1.3, 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
+    assert "TIME-OUT: 1.1, 1.2, 1.3" in text  # hang
 
 
 @pytest.mark.parametrize("form", ["--json", "--csv", None])

@@ -27,11 +27,13 @@ def flags(person: Participant) -> list[str]:
     return marks
 
 
+CAPTION = ("Graded with this checkout's tests and reference: edits to a submission's tests "
+           "are ignored (listed below). Points: solutions/grading.toml.")
+
+
 def scoreboard(room: list[Participant], stages: list[int]) -> RenderableType:
     """One line per participant: points per stage, total, share, marks."""
-    table = compact_table(title="Room scoreboard", caption=(
-        "Graded with this checkout's tests and reference: edits to a submission's tests are "
-        "ignored (listed below). Points: solutions/grading.toml."))
+    table = compact_table(title="Room scoreboard")
     table.add_column("participant", overflow="fold", max_width=24)
     figures(table, *[f"s{n}" for n in stages], "total", "%")
     table.add_column("marks", overflow="fold")
@@ -44,17 +46,26 @@ def scoreboard(room: list[Participant], stages: list[int]) -> RenderableType:
     return table
 
 
+def _short(item: str) -> str:
+    """``exercise 2.3 find_safe_cut()`` → ``2.3``; ``pitfall thrash[2] — …`` → ``thrash[2]``."""
+    words = item.split()
+    return words[1] if words[0] in ("exercise", "pitfall") and len(words) > 1 else item
+
+
 def findings(person: Participant) -> RenderableType:
-    """What a participant should look at: failing exercises with the first failing assertion,
-    ignored edits, writes outside the copy, notes on the submission."""
-    lines = [Text(f"{person.name}  ({person.submission.source})", style="bold")]
-    todo = [s.item.split()[1] for s in person.scored if s.kind == "exercise"
-            and s.status == "TODO"]
-    if todo:
-        lines.append(Text(f"  TODO: exercise {', '.join(todo)}"))
+    """What a participant should look at: the exercises and cells that earned nothing, grouped
+    by what happened (a failing one with its first failing assertion), ignored edits, writes
+    outside the copy, notes on the submission."""
+    total, worth = person.points()
+    lines = [Text(f"{person.name}: {total}/{worth}  ({person.submission.source})",
+                  style="bold")]
+    groups: dict[tuple[str, str], list[str]] = {}
     for s in person.scored:
-        if s.status not in EARNS and not (s.kind == "exercise" and s.status == "TODO"):
-            lines.append(Text(f"  {s.status} {s.item}: {s.detail}"))
+        if s.status not in EARNS:
+            detail = "" if s.status == "TODO" else s.detail
+            groups.setdefault((s.status, detail), []).append(_short(s.item))
+    for (status, detail), items in groups.items():
+        lines.append(Text(f"  {status}: {', '.join(items)}" + (f" — {detail}" if detail else "")))
     for edit in person.ignored_edits:
         lines.append(Text(f"  ignored edit: {edit}"))
     for path in person.outside:
@@ -66,6 +77,7 @@ def findings(person: Participant) -> RenderableType:
 
 def show(console: Console, room: list[Participant], stages: list[int]) -> None:
     console.print(scoreboard(room, stages))
+    console.print(CAPTION, highlight=False)
     for person in sorted(room, key=lambda p: p.name):
         console.print(findings(person))
 
