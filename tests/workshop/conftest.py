@@ -1,4 +1,4 @@
-"""A room of four synthetic submissions, graded once for the whole module (``ctxlab room``).
+"""A room of synthetic submissions, graded once for the whole session (``ctxlab room``).
 
 Stages 1–2 with a selection of their fast tests (every exercise keeps at least one), run in
 parallel; the hanging submission is listed first so its time limit overlaps the others' runs.
@@ -6,7 +6,9 @@ parallel; the hanging submission is listed first so its time limit overlaps the 
 
 from __future__ import annotations
 
+import io
 import shutil
+import tarfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,6 +73,20 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
             if "ctxlab" not in path.parts:
                 archive.write(path, path.relative_to(hang).as_posix())
         archive.writestr("../outside.txt", "a member that climbs out")
+    crash = _checkout(base / "crash-src", "solutions", "solutions")  # 2.5 kills the process
+    thrash = crash / "stages" / "s2_truncate" / "thrash.py"
+    thrash.write_text(thrash.read_text(encoding="utf-8").replace(
+        "    ### BEGIN SOLUTION 2.5\n", "    import os\n    os._exit(3)\n"
+        "    ### BEGIN SOLUTION 2.5\n"), encoding="utf-8")
+    with tarfile.open(folder / "crash.tar.gz", "w:gz") as archive:
+        archive.add(crash / "stages" / "s1_loop", "crash/stages/s1_loop")
+        archive.add(crash / "stages" / "s2_truncate", "crash/stages/s2_truncate")
+        link = tarfile.TarInfo("crash/stages/escape")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc"
+        archive.addfile(link)
+        absolute = tarfile.TarInfo("/tmp/absolute.txt")
+        absolute.size = 1
+        archive.addfile(absolute, io.BytesIO(b"x"))
     work = base / "work"
     work.mkdir()
     graded = grade_room([base / "hang.zip", folder], [stage(1), stage(2)], work,

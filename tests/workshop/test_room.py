@@ -1,7 +1,8 @@
-"""``ctxlab room``: a room of four synthetic submissions on stages 1–2 (issue: workshops).
+"""``ctxlab room``: a room of synthetic submissions on stages 1–2 (issue: workshops).
 
-pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
-edited to pass, and one (an archive) whose exercise 1.2 writes outside its copy and hangs.
+Pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
+edited to pass, one (a zip of stages/) whose exercise 1.2 writes outside its copy and hangs, and
+one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills the process.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ def _statuses(room: Room, name: str, stage: int) -> dict[str, str]:
 
 
 def test_every_submission_is_found_and_nothing_else(room: Room) -> None:
-    assert sorted(p.name for p in room.graded) == ["complete", "hang", "pristine", "tampered"]
+    assert sorted(p.name for p in room.graded) == [
+        "complete", "crash", "hang", "pristine", "tampered"]
 
 
 def test_the_scoreboard(room: Room) -> None:
     complete, pristine = room["complete"], room["pristine"]
     worth = complete.points()[1]
-    assert [p.points()[1] for p in room.graded] == [worth] * 4  # one max for the whole room
+    assert [p.points()[1] for p in room.graded] == [worth] * 5  # one max for the whole room
     s1, s2 = complete.points(1)[1], complete.points(2)[1]
     assert s1 >= _exercise_points(["1.1", "1.2", "1.3"]) and s1 + s2 == worth
     assert complete.points() == (worth, worth)
@@ -66,7 +68,19 @@ def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room
     assert {s.status for s in stage1} == {"TIME-OUT"}
     assert all("time limit of 30 s" in s.detail and "test_text_blocks" in s.detail
                for s in stage1 if s.item.startswith("exercise 1.2"))
-    assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded if p.name != "hang")
+    assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded
+               if p.name not in ("hang", "crash"))
+
+
+def test_a_crash_keeps_what_finished_before_it(room: Room) -> None:
+    crash = room["crash"]
+    assert crash.runs == {1: "ok", 2: "crash"}
+    statuses = _statuses(room, "crash", 2)
+    assert statuses["2.5"] == "CRASH"  # the exercise it was in
+    assert statuses["2.2"] == statuses["2.3"] == "DONE"  # tests/s2/test_rounds_and_cut.py ran first
+    detail = next(s.detail for s in crash.scored if s.item.startswith("exercise 2.5"))
+    assert "exit code 3" in detail and "test_no_calls" in detail
+    assert crash.points(1) == room["complete"].points(1)
 
 
 def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
@@ -75,10 +89,14 @@ def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
     assert all(not p.outside for p in room.graded if p.name != "hang")
 
 
-def test_the_archive_is_unpacked_without_leaving_its_folder(room: Room) -> None:
+def test_archives_are_unpacked_without_leaving_their_folder(room: Room) -> None:
     assert not (room.base / "outside.txt").exists()
     assert not (room.base / "work" / "outside.txt").exists()
     assert any("'../outside.txt'" in note for note in room["hang"].notes)
+    notes = room["crash"].notes
+    assert any("'crash/stages/escape'" in n and "link" in n for n in notes), notes
+    assert any("'/tmp/absolute.txt'" in n and "leaves" in n for n in notes), notes
+    assert not list((room.base / "work").rglob("escape"))
 
 
 def test_the_board_reads_at_80_columns(room: Room) -> None:
@@ -91,7 +109,7 @@ def test_the_board_reads_at_80_columns(room: Room) -> None:
     assert f"{worth}/{worth}" in text and "tests edited" in text and "s1 time-out" in text
     assert "ignored edit: changed tests/s2/test_valid.py" in text
     assert "REGRESSION: 2.4 — test_same_wording_as_the_api" in text
-    assert "TODO: 1.1, 1.2, 1.3, 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
+    assert "TODO: 1.1, 1.2, 1.3, " in text and ", 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
     assert "TIME-OUT: 1.1, 1.2, 1.3" in text  # hang
 
 
@@ -121,4 +139,5 @@ def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[s
     (tmp_path / "empty").mkdir()
     assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
     assert "no submission found" in capsys.readouterr().err
+
 

@@ -12,6 +12,7 @@ yields what finished, and says which test it was in.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sys
 import time
@@ -26,6 +27,7 @@ COPIED = ("tests", "solutions", "fixtures", "pyproject.toml")
 SKIP = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.pyc")
 OUTPUT_CAP = 64 * 1024
 OK, TIMEOUT, CRASH = "ok", "time-out", "crash"
+PROGRESS = re.compile(r"[.sxXFEf]+(\s+\[\s*\d+%\])?")  # pytest -q's dots: not a message
 
 
 @dataclass
@@ -79,9 +81,11 @@ def grade_copy(copy: Path, stage: Stage, *, timeout: float, select: str | None) 
     if captured.timed_out:
         run.status, run.detail = TIMEOUT, f"time limit of {timeout:g} s reached"
     elif running is not None or captured.exit_code not in (0, 1, 5):
-        tail = captured.output.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        said = [line for line in captured.output.decode("utf-8", "replace").splitlines()
+                if line.strip() and not PROGRESS.fullmatch(line.strip())]
         run.status = CRASH
-        run.detail = f"the test process ended with exit code {captured.exit_code}: {tail[0]}"
+        run.detail = f"the test process ended with exit code {captured.exit_code}" + (
+            f": {said[-1][:200]}" if said else "")
     if run.during and run.status != OK:
         run.detail += f", during {run.during.split('::')[-1]}"
     return run
