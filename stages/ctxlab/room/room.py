@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..ladder import LADDER, NA, Cell
 from ..workbook import grade, points
 from ..workbook.grade import Row
 from ..workbook.layout import Stage, repo_root
@@ -84,8 +85,8 @@ def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: f
             track(list(futures.values()))
         runs = {key: future.result() for key, future in futures.items()}
     table = points.load()
-    universe = {s.number: _universe(s, [r for k, r in runs.items() if k[0] == s.number])
-                for s in stages}
+    universe = {s.number: _universe(s, [r for k, r in runs.items() if k[0] == s.number],
+                                    every=select is None) for s in stages}
     room = []
     for sub in submissions:
         person = Participant(sub, notes=list(sub.notes))
@@ -129,15 +130,19 @@ def _graded_rows(stage: Stage, run: Run) -> list[Row]:
     return out
 
 
-def _universe(stage: Stage, runs: list[Run]) -> list[str]:
-    """The items graded on this stage in this room: exercises and ladder cells that some run
-    tested (a ``--select`` can leave some out for everyone), in the grade's order."""
+def _universe(stage: Stage, runs: list[Run], *, every: bool) -> list[str]:
+    """The items graded on this stage, in the grade's order: every exercise and every ladder
+    cell of the stage — or, with a ``--select``, those that some run tested."""
     _, exercises = fresh(stage)
     tested = {r["exercise"] for run in runs for r in run.records} | {
         run.during_exercise for run in runs}
     names = [f"exercise {e.number} {e.function}()" for e in
              sorted(exercises, key=lambda e: tuple(map(int, e.number.split("."))))
-             if e.number in tested]
+             if every or e.number in tested]
+    if every:  # the rows ``grade.classify`` makes of the ladder's cells on this stage
+        names += [f"pitfall {rung.id}[{key}] — {rung.section} {rung.why}" for rung in LADDER
+                  for key, expected in rung.cells.items()
+                  if expected != NA and Cell.parse(key).stage == stage.number]
     for run in runs:
         names += [r.item for r in _graded_rows(stage, run)
                   if r.item.startswith("pitfall ") and r.item not in names]
