@@ -16,6 +16,7 @@ from . import (
     models_cmd,
     probe_cmd,
     replay_cmd,
+    room_cmd,
     run_cmd,
     serve,
     serverside_cmd,
@@ -26,6 +27,6 @@ from .common import UserError
 
 COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, watch_cmd,
             hint, workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
-            bench_cmd, calibrate_cmd, ladder_cmd)
+            bench_cmd, calibrate_cmd, ladder_cmd, room_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import asdict
+from pathlib import Path
 
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..workbook import grade
-from ..workbook.layout import STAGES, repo_root, stage
+from ..workbook import grade, junit, points
+from ..workbook.layout import handed_out, repo_root, stage
 from .common import UserError, print_json
 
 STYLE = {grade.TODO: "yellow", grade.DONE: "green", grade.PITFALL: "cyan",
@@ -22,13 +22,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("stage", type=int, nargs="?", help="only this stage")
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="other stages from the reference (default) or your workbook")
-    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--json", action="store_true",
+                        help='print JSON: {"total", "max", "exercises": [...]}')
+    parser.add_argument("--junit", type=Path, metavar="FILE",
+                        help="also write a JUnit report (pytest's xunit1 format, one test case "
+                             "per exercise and ladder cell, points as properties)")
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        stages = [stage(args.stage)] if args.stage else list(STAGES)
+        stages = [stage(args.stage)] if args.stage else list(handed_out())
+        table = points.load()
     except ValueError as error:
         raise UserError(str(error)) from None
     stages = [s for s in stages if (repo_root() / "tests" / f"s{s.number}").exists()]
@@ -37,17 +42,23 @@ def run(args: argparse.Namespace) -> int:
     for s in stages:
         with status.status(f"grading stage {s.number} ({s.package}) …"):
             rows += grade.classify(s, grade.run_tests(s, args.chain))
+    scored = points.score(rows, table)
+    if args.junit:
+        junit.write(scored, args.junit)
     if args.json:
-        print_json([asdict(r) for r in rows])
+        print_json(points.report(scored))
         return 0
-    table = Table(title="Workbook grade")
-    for column in ("stage", "exercise / pitfall", "status", "detail"):
-        table.add_column(column)
-    for r in rows:
-        table.add_row(str(r.stage), escape(r.item), f"[{STYLE[r.status]}]{r.status}[/]",
-                      escape(r.detail))
+    shown = Table(title="Workbook grade")
+    for column in ("stage", "exercise / pitfall", "status", "points", "detail"):
+        shown.add_column(column, justify="right" if column == "points" else "left")
+    for r in scored:
+        shown.add_row(str(r.stage), escape(r.item), f"[{STYLE[r.status]}]{r.status}[/]",
+                      f"{r.points}/{r.max}", escape(r.detail))
     console = Console()
-    console.print(table)
+    console.print(shown)
+    total = points.report(scored)
+    console.print(f"Score: {total['total']} of {total['max']} points "
+                  "(points per item: solutions/grading.toml)")
     todo = next((r for r in rows if r.status in (grade.REGRESSION, grade.BROKEN, grade.TODO)),
                 None)
     if todo is None:

@@ -1,14 +1,27 @@
-"""``ctxlab workbook reset N | solve N | check``: regenerate, solve or verify the stubs."""
+"""``ctxlab workbook reset N | solve N | check | export DIR | classroom``: regenerate, solve or
+verify the stubs; hand out a copy; print the GitHub Classroom workflow."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 
 from rich.console import Console
 
-from ..workbook import manage
-from ..workbook.layout import stage
+from ..workbook import classroom, export, manage, points
+from ..workbook.layout import STAGES, Stage, handed_out, stage
 from .common import UserError
+
+
+def stage_list(text: str) -> list[Stage]:
+    """``"2,3"`` → stages 2 and 3 (an argparse type)."""
+    try:
+        return [stage(int(n)) for n in text.split(",") if n.strip()] or list(STAGES)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            str(error) if "stage" in str(error) else f"expected stage numbers like 2,3, "
+                                                     f"got {text!r}") from None
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,6 +33,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                                              "(backs up your files)")
     solve.add_argument("stage", type=int)
     actions.add_parser("check", help="fail if stages/ differs from a fresh generation (CI)")
+    out = actions.add_parser("export", help="write the copy to hand out: stubs for the stages "
+                                            "given, the reference for the others")
+    out.add_argument("dir", type=Path, help="a new (or empty) folder")
+    out.add_argument("--exercises", type=stage_list, required=True, metavar="N,M",
+                     help="the stages handed out as exercises, e.g. 2,3")
+    room = actions.add_parser("classroom", help="print the GitHub Classroom autograding "
+                                                "workflow (points from solutions/grading.toml)")
+    room.add_argument("--exercises", type=stage_list, default=None, metavar="N,M",
+                      help="only these stages (default: the stages this checkout hands out)")
     parser.set_defaults(run=run)
 
 
@@ -32,6 +54,23 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"{len(problems)} stub file(s) out of sync" if problems
                       else "stubs are in sync with solutions/")
         return 1 if problems else 0
+    if args.action == "classroom":
+        try:
+            sys.stdout.write(classroom.workflow(args.exercises or handed_out(), points.load()))
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        return 0
+    if args.action == "export":
+        try:
+            done = export.export(args.dir, args.exercises)
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        for line in done:
+            console.print(f"  {line}", highlight=False)
+        numbers = ",".join(str(s.number) for s in args.exercises)
+        console.print(f"wrote {args.dir}: hand it out; grade the returned copies with "
+                      f"`ctxlab room --stages {numbers} PATH...`", highlight=False)
+        return 0
     try:
         target = stage(args.stage)
     except ValueError as error:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -56,3 +57,13 @@ def impl_root(impl: str) -> Path:
     if impl == "stages" and os.environ.get("CTXLAB_STAGES_ROOT"):
         return Path(os.environ["CTXLAB_STAGES_ROOT"]).resolve()
     return repo_root() / impl
+
+
+def handed_out() -> tuple[Stage, ...]:
+    """The stages this checkout hands out as exercises: all of them, or in a copy made by
+    ``ctxlab workbook export`` the ones it lists in ``solutions/handout.toml``."""
+    path = impl_root("solutions") / "handout.toml"
+    if not path.exists():
+        return STAGES
+    numbers = set(tomllib.loads(path.read_text(encoding="utf-8")).get("exercised", []))
+    return tuple(s for s in STAGES if s.number in numbers)

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from .generate import Exercise, generate
-from .layout import STAGES, Stage, impl_root, repo_root
+from .layout import STAGES, Stage, handed_out, impl_root, repo_root
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -50,13 +50,17 @@ def reset(stage: Stage) -> Path | None:
     return saved
 
 
+def reference(stage: Stage) -> dict[str, str]:
+    """The reference solution's modules of ``stage`` (relative paths)."""
+    source = impl_root("solutions") / stage.package
+    return {p.relative_to(source).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(source.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
 def solve(stage: Stage) -> Path | None:
     """Copy the reference solution into the workbook after backing up the learner's files."""
     saved = backup(stage)
-    source = impl_root("solutions") / stage.package
-    files = {p.relative_to(source).as_posix(): p.read_text(encoding="utf-8")
-             for p in sorted(source.rglob("*.py")) if "__pycache__" not in p.parts}
-    _replace(stage, files)
+    _replace(stage, reference(stage))
     return saved
 
 
@@ -70,12 +74,16 @@ def _replace(stage: Stage, files: dict[str, str]) -> None:
 
 
 def check() -> list[str]:
-    """Differences between the committed stubs and a fresh generation (empty = in sync)."""
+    """Differences between the committed stubs and a fresh generation (empty = in sync).
+
+    In a copy made by ``ctxlab workbook export``, a stage that is not handed out must hold the
+    reference itself."""
     problems: list[str] = []
+    exercised = {s.number for s in handed_out()}
     for stage in STAGES:
-        if not (impl_root("solutions") / stage.package).exists():
+        if not (impl_root("solutions") / stage.package / "__init__.py").exists():
             continue
-        files, _ = fresh(stage)
+        files = fresh(stage)[0] if stage.number in exercised else reference(stage)
         folder = impl_root("stages") / stage.package
         on_disk = {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
                    for p in folder.rglob("*.py") if "__pycache__" not in p.parts} \

@@ -7,7 +7,10 @@
 - ``@pytest.mark.exercise("2.3")`` ties a test to an exercise (``ctxlab grade`` groups by it).
 - ``@pytest.mark.pitfall(fixed_in=3, why="§9.2 ...")`` on a test parametrized by ``stage``:
   below ``fixed_in`` it becomes a strict xfail that only accepts ``PitfallObserved``.
-- ``--ctxlab-report FILE`` writes one JSON record per test for ``ctxlab grade``.
+- ``--ctxlab-report FILE`` writes one JSON record per test for ``ctxlab grade``;
+  ``--ctxlab-log FILE`` appends each record as a JSON line as soon as its test ends (and a
+  ``start`` line before it runs), so ``ctxlab room`` keeps what finished before a hang or crash.
+- ``--exercise N.M`` runs only that exercise's tests (one classroom autograding step each).
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="with --stage: take the other stages from solutions (reference) or "
                          "from your workbook (mine)")
     group.addoption("--ctxlab-report", default=None, help="write per-test results as JSON")
+    group.addoption("--ctxlab-log", default=None,
+                    help="append per-test results as JSON lines while the tests run")
+    group.addoption("--exercise", default=None, metavar="N.M",
+                    help="run only the tests of this exercise")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -67,6 +74,11 @@ def stage_of(item: pytest.Item) -> int | None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     graded = config.getoption("stage")
     mine = config.getoption("impl") == "stages"
+    only = config.getoption("exercise")
+    if only is not None:
+        chosen = [i for i in items if (m := i.get_closest_marker("exercise")) and m.args[0] == only]
+        config.hook.pytest_deselected(items=[i for i in items if i not in chosen])
+        items[:] = chosen
     for item in items:
         stage = stage_of(item)
         if graded is not None and stage != graded:
@@ -99,14 +111,31 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
     error = call.excinfo.value if call.excinfo is not None else None
     status = "xfailed" if hasattr(report, "wasxfail") and report.skipped else (
         "xpassed" if hasattr(report, "wasxfail") else report.outcome)
-    item.config._ctxlab_results.append({  # type: ignore[attr-defined]
+    record = {
         "nodeid": item.nodeid, "stage": stage_of(item), "outcome": status,
         "exercise": exercise.args[0] if exercise else None,
         "pitfall": dict(pitfall.kwargs) if pitfall else None,
         "not_implemented": isinstance(error, NotImplementedError),
         "message": str(error).splitlines()[0][:300] if error is not None and str(error) else "",
         "evidence": dict(item.user_properties).get("evidence", ""),  # a ladder cell's figure
-    })
+    }
+    item.config._ctxlab_results.append(record)  # type: ignore[attr-defined]
+    _log(item.config, {"event": "result", **record})
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Say which test starts, so a test that never ends can be named (``--ctxlab-log``)."""
+    exercise = item.get_closest_marker("exercise")
+    _log(item.config, {"event": "start", "nodeid": item.nodeid,
+                       "exercise": exercise.args[0] if exercise else None})
+
+
+def _log(config: pytest.Config, line: dict[str, Any]) -> None:
+    path = config.getoption("ctxlab_log")
+    if path:
+        with open(path, "a", encoding="utf-8") as log:
+            log.write(json.dumps(line) + "\n")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

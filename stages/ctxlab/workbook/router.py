@@ -4,7 +4,9 @@
 ``stages/s2_truncate`` (the learner's workbook). When one stage is being graded, only that
 stage comes from the workbook and every other stage from the reference, so grading stage N
 never requires stages below N to be finished; ``chain="mine"`` takes them all from the
-workbook. No module is copied.
+workbook. In a copy made by ``ctxlab workbook export`` the handed-out stages have no reference,
+so a stage chained from the reference that is missing there comes from the workbook. No module
+is copied.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class StageFinder(importlib.abc.MetaPathFinder):
             return None
         folder = impl_root(self.selection.source(fullname)) / fullname
         init = folder / "__init__.py"
+        if not init.exists():  # a handed-out stage of an exported copy has no reference:
+            folder = impl_root("stages") / fullname  # it chains the learner's own
+            init = folder / "__init__.py"
         if not init.exists():
             return None
         return importlib.util.spec_from_file_location(

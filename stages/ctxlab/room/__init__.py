@@ -1,0 +1,1 @@
+"""``ctxlab room``: grade a room of workbooks (docs/workshop.md)."""

@@ -1,0 +1,159 @@
+"""``ctxlab room``: grade a room of participants with the instructor's tests and reference.
+
+Each submission's stage packages are graded stage by stage (``run``), in parallel over the
+cores, each in a temporary copy of its own under a time limit. Identical packages are graded
+once — the tests are seeded and deterministic, so the same code earns the same result — which
+is what makes a room of mostly untouched later stages cheap. A run that hangs or crashes costs
+only the exercises of that stage it did not finish; the rest of the room is unaffected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..ladder import LADDER, NA, Cell
+from ..workbook import grade, points
+from ..workbook.grade import Row
+from ..workbook.layout import Stage, repo_root
+from ..workbook.manage import fresh
+from .run import CRASH, OK, TIMEOUT, Run, grade_copy, make_copy
+from .submissions import Submission, discover
+from .tamper import edits
+
+LABEL = {TIMEOUT: "TIME-OUT", CRASH: "CRASH"}
+MISSING = "MISSING"
+
+
+@dataclass
+class Participant:
+    """One submission's grade."""
+
+    submission: Submission
+    scored: list[points.Scored] = field(default_factory=list)
+    runs: dict[int, str] = field(default_factory=dict)  # stage → ok | time-out | crash | missing
+    seconds: dict[int, float] = field(default_factory=dict)  # stage → its run's time
+    ignored_edits: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.submission.name
+
+    def points(self, stage: int | None = None) -> tuple[int, int]:
+        mine = [s for s in self.scored if stage is None or s.stage == stage]
+        return sum(s.points for s in mine), sum(s.max for s in mine)
+
+
+def digest(package: Path) -> str:
+    """A stage package's content, as one hash (paths and bytes; caches left out)."""
+    sha = hashlib.sha256()
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            sha.update(path.relative_to(package).as_posix().encode() + b"\0")
+            sha.update(path.read_bytes() + b"\0")
+    return sha.hexdigest()
+
+
+def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: float,
+               jobs: int | None = None, select: str | None = None,
+               track: Callable[[list[Future[Run]]], object] | None = None) -> list[Participant]:
+    """Grade every submission of ``paths`` on ``stages``; temporary copies go below ``work``."""
+    submissions = discover(paths, work)
+    keys: dict[tuple[int, str], Path] = {}
+    plan: dict[tuple[str, int], tuple[int, str] | None] = {}
+    for sub in submissions:
+        for stage in stages:
+            package = sub.stages / stage.package if sub.stages else None
+            if package is None or not (package / "__init__.py").is_file():
+                plan[(sub.name, stage.number)] = None
+                continue
+            key = (stage.number, digest(package))
+            keys.setdefault(key, package)
+            plan[(sub.name, stage.number)] = key
+    by_number = {s.number: s for s in stages}
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        futures = {key: pool.submit(_grade_one, work / f"run-{i}", by_number[key[0]],
+                                    package, timeout, select)
+                   for i, (key, package) in enumerate(keys.items())}
+        if track is not None:
+            track(list(futures.values()))
+        runs = {key: future.result() for key, future in futures.items()}
+    table = points.load()
+    universe = {s.number: _universe(s, [r for k, r in runs.items() if k[0] == s.number],
+                                    every=select is None) for s in stages}
+    room = []
+    for sub in submissions:
+        person = Participant(sub, notes=list(sub.notes))
+        if sub.checkout is not None:
+            person.ignored_edits = edits(sub.checkout, repo_root())
+        for stage in stages:
+            key = plan[(sub.name, stage.number)]
+            run = runs[key] if key else None
+            person.runs[stage.number] = run.status if run else "missing"
+            person.seconds[stage.number] = run.seconds if run else 0.0
+            person.scored += points.score(_rows(stage, run, universe[stage.number]), table)
+            if run is not None:
+                person.outside += [p for p in run.outside if p not in person.outside]
+        room.append(person)
+    return room
+
+
+def _grade_one(copy: Path, stage: Stage, package: Path, timeout: float,
+               select: str | None) -> Run:
+    try:
+        copy.mkdir(parents=True)
+        make_copy(copy, stage, package)
+    except OSError as error:
+        return Run([], CRASH, detail=f"could not copy the submission: {error}")
+    return grade_copy(copy, stage, timeout=timeout, select=select)
+
+
+def _graded_rows(stage: Stage, run: Run) -> list[Row]:
+    """The grade rows of one run; where it hung or crashed, the exercises it did not finish
+    (and the one it was in) carry the run's fate instead."""
+    rows = grade.classify(stage, run.records)
+    if run.status == OK:
+        return rows
+    ran = {r["exercise"] for r in run.records if r["exercise"]}
+    out = []
+    for row in rows:
+        number = points.exercise_of(row)
+        if number and (number == run.during_exercise or number not in ran):
+            row = Row(row.stage, row.item, LABEL[run.status], run.detail)
+        out.append(row)
+    return out
+
+
+def _universe(stage: Stage, runs: list[Run], *, every: bool) -> list[str]:
+    """The items graded on this stage, in the grade's order: every exercise and every ladder
+    cell of the stage — or, with a ``--select``, those that some run tested."""
+    _, exercises = fresh(stage)
+    tested = {r["exercise"] for run in runs for r in run.records} | {
+        run.during_exercise for run in runs}
+    names = [f"exercise {e.number} {e.function}()" for e in
+             sorted(exercises, key=lambda e: tuple(map(int, e.number.split("."))))
+             if every or e.number in tested]
+    if every:  # the rows ``grade.classify`` makes of the ladder's cells on this stage
+        names += [f"pitfall {rung.id}[{key}] — {rung.section} {rung.why}" for rung in LADDER
+                  for key, expected in rung.cells.items()
+                  if expected != NA and Cell.parse(key).stage == stage.number]
+    for run in runs:
+        names += [r.item for r in _graded_rows(stage, run)
+                  if r.item.startswith("pitfall ") and r.item not in names]
+    return names
+
+
+def _rows(stage: Stage, run: Run | None, universe: list[str]) -> list[Row]:
+    if run is None:
+        return [Row(stage.number, item, MISSING, f"no stages/{stage.package} handed in")
+                for item in universe]
+    mine = {r.item: r for r in _graded_rows(stage, run)}
+    fate = LABEL.get(run.status, "NOT RUN")
+    return [mine.get(item) or Row(stage.number, item, fate, run.detail or "not run")
+            for item in universe]

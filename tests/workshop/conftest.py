@@ -1,0 +1,94 @@
+"""A room of synthetic submissions, graded once for the whole session (``ctxlab room``).
+
+Stages 1–2 with a selection of their fast tests (every exercise keeps at least one), run in
+parallel; the hanging submission is listed first so its time limit overlaps the others' runs.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import tarfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from ctxlab.room.room import Participant, grade_room
+from ctxlab.workbook.layout import repo_root, stage
+
+SELECT = ("estimate or metrics or max_turns or history_alternates or rounds or cut or valid "
+          "or no_calls or unchanged or changed_result or argument_order or drops_four "
+          "or under_the_threshold")
+TIMEOUT = 30  # seconds: the hanging run's cost; a run of this selection takes a few
+
+
+@dataclass
+class Room:
+    base: Path
+    escaped: Path  # where the hanging submission writes, outside its copy
+    graded: list[Participant]
+
+    def __getitem__(self, name: str) -> Participant:
+        return next(p for p in self.graded if p.name == name)
+
+
+def _checkout(target: Path, s1: str, s2: str) -> Path:
+    """A participant's checkout: tests, lab bench, project file, and stages 1–2 as given."""
+    root = repo_root()
+    skip = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(root / "tests", target / "tests", ignore=skip)
+    shutil.copytree(root / "stages" / "ctxlab", target / "stages" / "ctxlab", ignore=skip)
+    shutil.copy2(root / "pyproject.toml", target / "pyproject.toml")
+    for package, source in (("s1_loop", s1), ("s2_truncate", s2)):
+        shutil.copytree(root / source / package, target / "stages" / package, ignore=skip)
+    return target
+
+
+@pytest.fixture(scope="session")
+def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
+    base = tmp_path_factory.mktemp("room")
+    folder = base / "submissions"
+    escaped = base / "escaped.txt"
+    _checkout(folder / "pristine", "stages", "stages")
+    _checkout(folder / "complete", "solutions", "solutions")
+    tampered = _checkout(folder / "tampered", "solutions", "solutions")
+    valid = tampered / "stages" / "s2_truncate" / "valid.py"  # 2.4 wrong: never finds a fault
+    valid.write_text(valid.read_text(encoding="utf-8").replace(
+        "    ### BEGIN SOLUTION 2.4\n", "    return None\n    ### BEGIN SOLUTION 2.4\n", 1),
+        encoding="utf-8")
+    (tampered / "tests" / "s2" / "test_valid.py").write_text(  # ... and its test "fixed"
+        "def test_valid_history_passes():\n    assert True\n", encoding="utf-8")
+    (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
+    hang = _checkout(base / "hang-src", "solutions", "solutions")
+    estimate = hang / "stages" / "s1_loop" / "estimate.py"
+    estimate.write_text(estimate.read_text(encoding="utf-8").replace(
+        "    ### BEGIN SOLUTION 1.2\n",
+        f"    open({str(escaped)!r}, 'w').write('written from the copy')\n"
+        "    import threading\n    threading.Event().wait()  # hangs, without burning a core\n"
+        "    ### BEGIN SOLUTION 1.2\n"), encoding="utf-8")
+    with zipfile.ZipFile(base / "hang.zip", "w") as archive:
+        for path in sorted((hang / "stages").rglob("*.py")):
+            if "ctxlab" not in path.parts:
+                archive.write(path, path.relative_to(hang).as_posix())
+        archive.writestr("../outside.txt", "a member that climbs out")
+    crash = _checkout(base / "crash-src", "solutions", "solutions")  # 2.5 kills the process
+    thrash = crash / "stages" / "s2_truncate" / "thrash.py"
+    thrash.write_text(thrash.read_text(encoding="utf-8").replace(
+        "    ### BEGIN SOLUTION 2.5\n", "    import os\n    os._exit(3)\n"
+        "    ### BEGIN SOLUTION 2.5\n"), encoding="utf-8")
+    with tarfile.open(folder / "crash.tar.gz", "w:gz") as archive:
+        archive.add(crash / "stages" / "s1_loop", "crash/stages/s1_loop")
+        archive.add(crash / "stages" / "s2_truncate", "crash/stages/s2_truncate")
+        link = tarfile.TarInfo("crash/stages/escape")
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc"
+        archive.addfile(link)
+        absolute = tarfile.TarInfo("/tmp/absolute.txt")
+        absolute.size = 1
+        archive.addfile(absolute, io.BytesIO(b"x"))
+    work = base / "work"
+    work.mkdir()
+    graded = grade_room([base / "hang.zip", folder], [stage(1), stage(2)], work,
+                        timeout=TIMEOUT, select=SELECT)
+    return Room(base, escaped, graded)

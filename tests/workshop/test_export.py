@@ -1,0 +1,77 @@
+"""``ctxlab workbook export DIR --exercises N,M``: the copy an instructor hands out."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ctxlab.cli import main
+from ctxlab.workbook import manage
+from ctxlab.workbook.layout import handed_out, repo_root, stage
+
+
+@pytest.fixture(scope="module")
+def handout(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    target = tmp_path_factory.mktemp("export") / "handout"
+    assert main(["workbook", "export", str(target), "--exercises", "2"]) == 0
+    return target
+
+
+def _modules(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): p.read_text(encoding="utf-8")
+            for p in folder.rglob("*.py") if "__pycache__" not in p.parts}
+
+
+def test_stubs_for_the_exercised_stage_and_no_reference_of_it(handout: Path) -> None:
+    files, _ = manage.fresh(stage(2))
+    assert _modules(handout / "stages" / "s2_truncate") == files
+    assert not list((handout / "solutions" / "s2_truncate").rglob("*.py"))
+    assert (handout / "solutions" / "s2_truncate" / "hints.toml").is_file()  # hints stay
+    reference = repo_root() / "solutions" / "s1_loop"
+    assert _modules(handout / "stages" / "s1_loop") == _modules(reference)
+    assert _modules(handout / "solutions" / "s1_loop") == _modules(reference)
+    for kept in ("tests/s2/test_valid.py", "notebooks/02_truncate.ipynb", "stages/ctxlab/cli.py",
+                 "solutions/grading.toml", "Makefile", "pyproject.toml"):
+        assert (handout / kept).is_file(), kept
+    assert not (handout / ".venv").exists() and not list(handout.rglob("__pycache__"))
+
+
+def test_the_copy_knows_what_it_hands_out(handout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CTXLAB_ROOT", str(handout))
+    assert [s.number for s in handed_out()] == [2]
+    assert manage.check() == []  # stage 2 stubs, the other stages the reference: as exported
+    flow = yaml.safe_load((handout / ".github" / "workflows" / "classroom.yml").read_text())
+    ids = [s.get("id") for s in flow["jobs"]["run-autograding-tests"]["steps"] if s.get("id")]
+    assert ids and all(i.startswith(("exercise-2-", "ladder-2")) for i in ids)
+
+
+def test_make_test_in_the_copy_runs_and_fails_the_exercises(handout: Path) -> None:
+    """The copy's own ``make test`` (ruff, then pytest), with this suite's virtualenv and a
+    small selection, so no second install is made: stage 2 fails for its stubs, stage 1 — the
+    reference there — passes."""
+    venv = Path(sys.executable).parent.parent
+    env = dict(os.environ, CTXLAB_ROOT=str(handout), PYTEST_ADDOPTS=(
+        "-p no:cacheprovider tests/s1/test_estimate.py tests/s2/test_valid.py "
+        "tests/s2/test_rounds_and_cut.py"))
+    env.pop("CTXLAB_STAGES_ROOT", None)
+    done = subprocess.run(["make", "test", f"VENV={venv}", "-o", f"{venv}/.installed"],
+                          cwd=handout, env=env, capture_output=True, text=True, check=False)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0, out[-2000:]
+    failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
+    assert failed and all(line.startswith("FAILED tests/s2/") for line in failed), out[-2000:]
+    assert "NotImplementedError" in out and "Exercise 2." in out
+    assert "3 passed" in out  # stage 1's estimate tests, on the reference
+
+
+def test_export_refuses_a_folder_in_use(handout: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["workbook", "export", str(handout), "--exercises", "2"]) == 2
+    assert "not an empty folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit):  # argparse's usage error
+        main(["workbook", "export", str(handout.parent / "x"), "--exercises", "9"])
+    assert "unknown stage 9" in capsys.readouterr().err

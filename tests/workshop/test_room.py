@@ -1,0 +1,169 @@
+"""``ctxlab room``: a room of synthetic submissions on stages 1–2 (issue: workshops).
+
+Pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
+edited to pass, one (a zip of stages/) whose exercise 1.2 writes outside its copy and hangs, and
+one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills the process.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from rich.console import Console
+
+from ctxlab.cli import main
+from ctxlab.commands import room_cmd
+from ctxlab.room import board
+from ctxlab.workbook import points
+
+from .conftest import Room
+
+
+def _exercise_points(numbers: list[str]) -> int:
+    table = points.load()
+    return sum(table.of_exercise(n) for n in numbers)
+
+
+def _statuses(room: Room, name: str, stage: int) -> dict[str, str]:
+    return {s.item.split()[1] if s.kind == "exercise" else s.item: s.status
+            for s in room[name].scored if s.stage == stage}
+
+
+def test_every_submission_is_found_and_nothing_else(room: Room) -> None:
+    assert sorted(p.name for p in room.graded) == [
+        "complete", "crash", "hang", "pristine", "tampered"]
+
+
+def test_the_scoreboard(room: Room) -> None:
+    complete, pristine = room["complete"], room["pristine"]
+    worth = complete.points()[1]
+    assert [p.points()[1] for p in room.graded] == [worth] * 5  # one max for the whole room
+    s1, s2 = complete.points(1)[1], complete.points(2)[1]
+    assert s1 >= _exercise_points(["1.1", "1.2", "1.3"]) and s1 + s2 == worth
+    assert complete.points() == (worth, worth)
+    exercises = [s for s in pristine.scored if s.kind == "exercise"]
+    assert {s.status for s in exercises} == {"TODO"} and sum(s.points for s in exercises) == 0
+    # the tampered one: graded with the instructor's test, so exercise 2.4 fails for real
+    assert room["tampered"].points() == (worth - _exercise_points(["2.4"]), worth)
+    # the hanging one loses stage 1 only
+    assert room["hang"].points() == (s2, worth)
+
+
+def test_an_edited_test_is_ignored_and_reported(room: Room) -> None:
+    tampered = room["tampered"]
+    assert tampered.ignored_edits == ["changed tests/s2/test_valid.py"]
+    assert _statuses(room, "tampered", 2)["2.4"] == "REGRESSION"
+    failing = next(s for s in tampered.scored if s.item.startswith("exercise 2.4"))
+    assert "test_same_wording_as_the_api" in failing.detail and "assert None ==" in failing.detail
+    assert all(not p.ignored_edits for p in room.graded if p.name != "tampered")
+
+
+def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room) -> None:
+    hang = room["hang"]
+    assert hang.runs == {1: "time-out", 2: "ok"}
+    stage1 = [s for s in hang.scored if s.stage == 1]
+    assert {s.status for s in stage1} == {"TIME-OUT"}
+    assert all("time limit of 30 s" in s.detail and "test_text_blocks" in s.detail
+               for s in stage1 if s.item.startswith("exercise 1.2"))
+    assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded
+               if p.name not in ("hang", "crash"))
+
+
+def test_a_crash_keeps_what_finished_before_it(room: Room) -> None:
+    crash = room["crash"]
+    assert crash.runs == {1: "ok", 2: "crash"}
+    statuses = _statuses(room, "crash", 2)
+    assert statuses["2.5"] == "CRASH"  # the exercise it was in
+    assert statuses["2.2"] == statuses["2.3"] == "DONE"  # tests/s2/test_rounds_and_cut.py ran first
+    detail = next(s.detail for s in crash.scored if s.item.startswith("exercise 2.5"))
+    assert "exit code 3" in detail and "test_no_calls" in detail
+    assert crash.points(1) == room["complete"].points(1)
+
+
+def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
+    assert room.escaped.exists()  # the write happened (it is not stopped) ...
+    assert room["hang"].outside == [str(room.escaped.resolve())]  # ... and it is reported
+    assert all(not p.outside for p in room.graded if p.name != "hang")
+
+
+def test_archives_are_unpacked_without_leaving_their_folder(room: Room) -> None:
+    assert not (room.base / "outside.txt").exists()
+    assert not (room.base / "work" / "outside.txt").exists()
+    assert any("'../outside.txt'" in note for note in room["hang"].notes)
+    notes = room["crash"].notes
+    assert any("'crash/stages/escape'" in n and "link" in n for n in notes), notes
+    assert any("'/tmp/absolute.txt'" in n and "leaves" in n for n in notes), notes
+    assert not list((room.base / "work").rglob("escape"))
+
+
+def test_the_board_reads_at_80_columns(room: Room) -> None:
+    console = Console(width=80, record=True, file=io.StringIO(), color_system=None)
+    board.show(console, room.graded, [1, 2])
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "…" not in text
+    worth = room["complete"].points()[1]
+    assert f"{worth}/{worth}" in text and "tests edited" in text and "s1 time-out" in text
+    assert "ignored edit: changed tests/s2/test_valid.py" in text
+    assert "REGRESSION: 2.4 — test_same_wording_as_the_api" in text
+    assert "TODO: 1.1, 1.2, 1.3, " in text and ", 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
+    assert "TIME-OUT: 1.1, 1.2, 1.3" in text  # hang
+
+
+@pytest.mark.parametrize("form", ["--json", "--csv", None])
+def test_the_command_prints_the_board_csv_and_json(
+        room: Room, form: str | None, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(room_cmd, "grade_room", lambda *a, **k: room.graded)
+    assert main(["room", str(room.base), "--stages", "1,2", *([form] if form else [])]) == 0
+    out = capsys.readouterr().out
+    if form == "--json":
+        data = json.loads(out)
+        assert {p["name"]: (p["total"], p["max"]) for p in data["participants"]} == \
+            {p.name: p.points() for p in room.graded}
+        assert data["participants"][0]["stages"]["1"]["run"] in ("ok", "time-out")
+    elif form == "--csv":
+        rows = list(csv.DictReader(io.StringIO(out)))
+        assert {r["participant"]: (int(r["total"]), int(r["max"])) for r in rows} == \
+            {p.name: p.points() for p in room.graded}
+    else:
+        assert "Room scoreboard" in out
+
+
+def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["room", str(tmp_path / "nowhere")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
+    assert "no submission found" in capsys.readouterr().err
+
+
+
+
+def test_without_a_selection_every_exercise_and_cell_counts_even_when_nothing_ran() -> None:
+    """A stage whose run never got to a test (it crashed at collection) is still graded out
+    of the full points, with the same row names ``ctxlab grade`` gives the ladder's cells."""
+    from ctxlab.ladder import LADDER, NA, Cell
+    from ctxlab.room.room import _rows, _universe
+    from ctxlab.room.run import CRASH, Run
+    from ctxlab.workbook import grade as grading
+    from ctxlab.workbook.layout import stage
+
+    universe = _universe(stage(2), [], every=True)
+    records = [{"nodeid": f"tests/ladder/test_ladder.py::test_cell[{r.id}[{k}]]", "stage": 2,
+                "outcome": "xfailed", "exercise": None, "not_implemented": False,
+                "pitfall": {"fixed_in": r.fixed_in, "why": f"{r.section} {r.why}"},
+                "message": "", "evidence": "e"}
+               for r in LADDER for k, v in r.cells.items()
+               if v != NA and Cell.parse(k).stage == 2]
+    cells = [r.item for r in grading.classify(stage(2), records) if r.item.startswith("pitfall")]
+    assert [u for u in universe if u.startswith("pitfall")] == cells
+    rows = _rows(stage(2), Run([], CRASH, detail="exit code 2"), universe)
+    assert len(rows) == len(universe) and {r.status for r in rows} == {"CRASH"}
+    assert sum(s.max for s in points.score(rows)) == sum(
+        points.load().of_exercise(e) for e in ("2.1", "2.2", "2.3", "2.4", "2.5")) + sum(
+        points.load().of_rung(r.id) for r in LADDER for k, v in r.cells.items()
+        if v != NA and Cell.parse(k).stage == 2)
