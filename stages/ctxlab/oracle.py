@@ -78,7 +78,7 @@ class Oracle(CacheOnly):
         reads: set[str] = set()
         last = len(messages) - 1
         for i in range(len(messages) - 1, -1, -1):
-            for j, block in reversed(list(enumerate(_blocks(messages[i])))):
+            for block in reversed(_blocks(messages[i])):
                 if block.get("type") != "tool_result":
                     continue
                 found = self._markers(result_text(block.get("content", ""))) & needed

@@ -6,8 +6,8 @@ Each is used *alone* on stage 1's loop, through the one runner, metered like a s
   it up, and with pairing-safe settings (``peers.trim``);
 - ``langchain-summary`` / ``langchain-summary-cached``: LangChain's ``SummarizationMiddleware``
   with its defaults, and with stage 5's cache breakpoints (``peers.summarize``);
-- ``api-clear`` / ``api-compact``: the API's own ``clear_tool_uses`` (as tuned in ``serverside``: its
-  documented defaults clear what the agent still needs and it re-fetches forever) and
+- ``api-clear`` / ``api-compact``: the API's own ``clear_tool_uses`` (tuned as in
+  ``serverside``: with its documented defaults the agent re-fetches forever) and
   ``compact_20260112`` server-side compaction, with a client that only lays out the cache
   breakpoints (the variants of ``ctxlab serverside``).
 
