@@ -11,6 +11,8 @@ keeps exactly what the agent will still need and clears every other tool result'
   §10);
 - the newest message's results, which the agent has not answered yet.
 
+Older images go too: the agent reads no fact from an image.
+
 Messages, calls, the user's texts and the agent's notes all stay (a call is how the agent knows
 what it did), so nothing is re-fetched and no pair is broken. It lays out stage 5's cache zones
 (``CacheOnly``) and sends the volatile context after the newest message, as stage 5 does. Every
@@ -30,7 +32,7 @@ from .session import Session
 
 Messages = list[dict[str, Any]]
 CLEARED = "[cleared: not needed any more]"
-NAME = "oracle"
+IMAGE = "[image]"
 
 
 class Oracle(CacheOnly):
@@ -90,7 +92,7 @@ class Oracle(CacheOnly):
                     covered |= found
                     if read:
                         reads.add(path)
-        return [_cleared(m, keep) for m in messages]
+        return [_cleared(m, keep, i == last) for i, m in enumerate(messages)]
 
     def _markers(self, text: str) -> set[str]:
         return set(self.finder.find(text)[0])
@@ -101,11 +103,16 @@ def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
-def _cleared(message: dict[str, Any], keep: set[int]) -> dict[str, Any]:
+def _cleared(message: dict[str, Any], keep: set[int], newest: bool) -> dict[str, Any]:
+    """The message with unneeded results cleared; an older image goes too (no fact is ever
+    read from an image)."""
     if message["role"] != "user" or isinstance(message["content"], str):
         return message
     blocks = [b if b.get("type") != "tool_result" or id(b) in keep
               else {**b, "content": CLEARED} for b in message["content"]]
+    if not newest:
+        blocks = [{"type": "text", "text": IMAGE} if b.get("type") == "image" else b
+                  for b in blocks]
     return {**message, "content": blocks}
 
 
