@@ -8,8 +8,7 @@ keeps exactly what the agent will still need and clears every other tool result'
 - the evidence that shows how far the plan got, when the call alone does not show it (a step
   that repeats an earlier call is done only when its output is visible);
 - the latest read of each file a step still to come edits (the agent edits only what it sees,
-  §10);
-- the newest message's results, which the agent has not answered yet.
+  §10).
 
 Older images go too: the agent reads no fact from an image.
 
@@ -87,7 +86,7 @@ class Oracle(CacheOnly):
                 call = calls.get(block.get("tool_use_id"), {})
                 path = (call.get("input") or {}).get("path")
                 read = call.get("name") == "read_file" and path in edits and path not in reads
-                if i == last or found - covered or read:
+                if found - covered or read:
                     keep.add(id(block))
                     covered |= found
                     if read:
