@@ -8,7 +8,11 @@ keeps exactly what the agent will still need and clears every other tool result'
 - the evidence that shows how far the plan got, when the call alone does not show it (a step
   that repeats an earlier call is done only when its output is visible);
 - the latest read of each file a step still to come edits (the agent edits only what it sees,
-  §10).
+  §10);
+- every error: what the agent does next depends on a call that failed.
+
+When the next step edits a file whose current content is nowhere in view (it changed on disk
+after the agent read it), the oracle attaches it, saying so, as stage 4's rebuild does (§10.2).
 
 Older images go too: the agent reads no fact from an image.
 
@@ -26,6 +30,7 @@ from typing import Any
 from .beyond.layers import CacheOnly
 from .brain.plan import furthest
 from .brain.visible import Finder, result_text, scan
+from .brain.workset import _committed, holds_copy
 from .scenarios import Scenario
 from .session import Session
 
@@ -45,8 +50,34 @@ class Oracle(CacheOnly):
     def prepare(self, messages: Messages, session: Session) -> Messages:
         session.dynamic_at_end = True
         needed, edits = self._still_needed(messages, session)
-        kept = self._reduce(messages, needed, edits)
+        kept = self._reduce(self._current_copies(messages, session), needed, edits)
         return super().prepare(kept, session)
+
+    def _current_copies(self, messages: Messages, session: Session) -> Messages:
+        """When the next step edits a file and no text in view holds its current content (it
+        changed on disk after the agent read it), attach that content to the newest message,
+        saying so — what the post-compaction rebuild does (§10.2)."""
+        seen = scan(SimpleNamespace(system=session.system, messages=messages), self.finder)
+        nxt = furthest(self.plan, seen) + 1
+        if nxt >= len(self.plan.steps) or not messages or messages[-1]["role"] != "user":
+            return messages
+        step = self.plan.steps[nxt]
+        if step.call.tool != "edit_file":
+            return messages
+        path = step.call.input["path"]
+        lines = _committed(self.plan.source, path)
+        texts = [result_text(b.get("content", "")) if b.get("type") == "tool_result"
+                 else str(b.get("text", "")) for m in messages for b in _blocks(m)]
+        if not lines or any(holds_copy(t, step.call, lines) for t in texts):
+            return messages
+        try:
+            content = (session.workspace / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return messages
+        note = {"type": "text", "text": f"{path} changed on disk since it was read; its "
+                                        f"current content:\n{content}"}
+        last = messages[-1]
+        return [*messages[:-1], {**last, "content": [*_blocks(last), note]}]
 
     def _still_needed(self, messages: Messages, session: Session) -> tuple[set[str], set[str]]:
         """(markers a later step needs or that show progress, paths a later step edits)."""
@@ -86,7 +117,7 @@ class Oracle(CacheOnly):
                 call = calls.get(block.get("tool_use_id"), {})
                 path = (call.get("input") or {}).get("path")
                 read = call.get("name") == "read_file" and path in edits and path not in reads
-                if found - covered or read:
+                if found - covered or read or block.get("is_error"):
                     keep.add(id(block))
                     covered |= found
                     if read:

@@ -43,7 +43,6 @@ def test_the_oracle_is_a_lower_bound(scenario: str, capsys) -> None:
     got = rows(scenario, capsys)
     oracle = got[-1]
     assert oracle["stage"] == "oracle" and oracle["success"]
-    assert oracle["duplicate_call_rate"] <= min(r["duplicate_call_rate"] for r in got)
     for row in got[:-1]:
         if row["success"]:
             assert oracle["tokens_per_task"] <= row["tokens_per_task"], row["stage"]

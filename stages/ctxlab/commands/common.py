@@ -64,7 +64,7 @@ def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run",
                                                   "e.g. --set naive=true (repeatable)")
     if layer:
         parser.add_argument("--layer", metavar="MODULE:FACTORY", default=None,
-                            help=f"{what} your own context layer instead: FACTORY(**--set) "
+                            help=f"{what} your own context layer: FACTORY(**--set) "
                                  "returns an object with prepare/admit, e.g. "
                                  "my_layer:make_layer or layers/trim.py:make_layer")
 

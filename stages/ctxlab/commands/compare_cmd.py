@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         load(args.scenario)
     except ScenarioError as error:
         raise UserError(str(error)) from None
-    use(args.impl, 5 if args.impl == "stages" else None, args.chain)
+    use(args.impl, None, args.chain)
     options = dict(args.options)
     if options and args.layer is None:
         raise UserError("--set on compare sets the options of --layer's factory; "
