@@ -12,6 +12,8 @@ from ctxlab.cli import main
 
 LAYER = '''
 class Tail:
+    mechanisms = ("trim",)
+
     def __init__(self, keep=0):
         self.keep = keep
     def prepare(self, messages, session):
@@ -74,3 +76,19 @@ def test_peers_without_the_extra_say_how_to_install(monkeypatch, capsys) -> None
     monkeypatch.setattr(peers, "missing", lambda: ["langchain"])
     assert main(["compare", "--scenario", "bugfix-small", "--peers"]) == 2
     assert peers.INSTALL in capsys.readouterr().err
+
+
+def test_the_ladder_judges_your_layer_as_a_cell(spec: str, capsys) -> None:
+    assert main(["ladder", "--layer", spec, "--rung", "overflow", "--stage", "1",
+                 "--json"]) == 0
+    cells = json.loads(capsys.readouterr().out)["rungs"][0]["stages"]
+    assert set(cells) == {"1", "layer"}
+    assert cells["layer"]["status"] == "pitfall"  # it keeps everything: prompt is too long
+    assert "window" in cells["layer"]["evidence"]
+
+
+def test_accept_finds_a_declared_mechanism_that_never_fires(spec: str, capsys) -> None:
+    assert main(["accept", "--layer", spec, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["passed"] is False and report["dead"] == ["trim"]
+    assert report["layers"][0]["verdict"] == "dead: no chance"
