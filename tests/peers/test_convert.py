@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
+import pytest
 
-from ctxlab import use
-from ctxlab.peers.convert import to_anthropic, to_langchain
-from ctxlab.runner import run
+pytest.importorskip("langchain_core", reason="the peers extra: pip install -e '.[peers]'")
+
+from langchain_core.messages import AIMessage, HumanMessage, ToolMessage  # noqa: E402
+
+from ctxlab import use  # noqa: E402
+from ctxlab.peers.convert import to_anthropic, to_langchain  # noqa: E402
+from ctxlab.runner import run  # noqa: E402
 
 
 def test_a_real_history_round_trips_block_for_block() -> None:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from ctxlab import use
-from ctxlab.peers.summarize import Summarize
-from ctxlab.runner import run
+import pytest
+
+pytest.importorskip("langchain", reason="the peers extra: pip install -e '.[peers]'")
+
+from ctxlab import use  # noqa: E402
+from ctxlab.peers.summarize import Summarize  # noqa: E402
+from ctxlab.runner import run  # noqa: E402
 
 
 def test_a_summary_call_is_a_billed_summary_record() -> None:
