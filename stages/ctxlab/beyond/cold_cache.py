@@ -69,7 +69,8 @@ def cold_cache_check(scenario: str = "long-task", *, turns: int = TURNS, seed: i
             predicted = next_request(static, cached, pause, total, same_prefix=not clear,
                                      uncached=volatile)
             rows.append({"pause": label, "pause_s": pause, "cleared": clear,
-                         "request_tokens": total, "actual": actual.__dict__,
+                         "request_tokens": total, "volatile_tokens": volatile,
+                         "actual": actual.__dict__,
                          "actual_usd": actual.usd(_spec(spec_id)),
                          "predicted_usd": predicted.usd(_spec(spec_id)),
                          "match": actual == predicted})
