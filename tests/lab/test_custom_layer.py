@@ -12,8 +12,6 @@ from ctxlab.cli import main
 
 LAYER = '''
 class Tail:
-    mechanisms = ("trim",)
-
     def __init__(self, keep=0):
         self.keep = keep
     def prepare(self, messages, session):
@@ -86,9 +84,3 @@ def test_the_ladder_judges_your_layer_as_a_cell(spec: str, capsys) -> None:
     assert cells["layer"]["status"] == "pitfall"  # it keeps everything: prompt is too long
     assert "window" in cells["layer"]["evidence"]
 
-
-def test_accept_finds_a_declared_mechanism_that_never_fires(spec: str, capsys) -> None:
-    assert main(["accept", "--layer", spec, "--json"]) == 1
-    report = json.loads(capsys.readouterr().out)
-    assert report["passed"] is False and report["dead"] == ["trim"]
-    assert report["layers"][0]["verdict"] == "dead: no chance"
