@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test reliability variants clients lab lint clean
+.PHONY: demo test reliability variants clients peers lab lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -28,6 +28,10 @@ reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/re
 
 variants: $(STAMP)  # notebook 01 on another correct stage-1 loop (one that copies its list)
 	@CTXLAB_NOTEBOOK_VARIANTS=1 $(BIN)/python -m pytest tests/notebooks/test_notebook_variants.py -q
+
+peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'
+	@CTXLAB_PEERS=1 $(BIN)/python -m pytest tests/peers -q
 
 CLIENTS := .venv-clients
 clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctxlab command")

@@ -4,7 +4,9 @@ The runner sets the bench up — a fresh workspace, the simulated agent behind t
 (or the real API with ``live=True``), the sandboxed tools — then hands the conversation to
 stage 1's loop with the chosen stage's context layer, records one ``TurnRecord`` per model call
 and checks the task for real in the workspace at the end. ``stage=None`` runs with no context
-layer at all ("keep everything"), for the total bill's baseline.
+layer at all ("keep everything"), for the total bill's baseline; ``layer=`` runs any other
+object with ``prepare``/``admit`` (a learner's own, a peer library's, the oracle) the same way,
+and ``server=`` asks the API to manage the context too (``ctxlab.server_edits``).
 
 Along the way it keeps every block that entered the context (``ctxlab.loss``: the loss
 manifest on ``RunResult.loss``). With ``workspace=DIR`` the workspace is kept after the run and
@@ -30,10 +32,11 @@ from typing import Any
 
 import anthropic
 
-from . import dynamic, scenarios
+from . import custom, dynamic, scenarios
 from .brain import Brain
 from .journal import Journal, ResumePoint, begin, resumable
 from .loss import LossManifest, Tracker, verify
+from .server_edits import BetaSession, ServerEdits, beta_client, compaction_usage, server_events
 from .session import Session
 from .sim import Simulator, make_client
 from .telemetry import (
@@ -65,6 +68,7 @@ class RunResult:
     problems: tuple[str, ...] = ()
     simulator: Simulator | None = field(default=None, repr=False)
     layer: Any = field(default=None, repr=False)  # the stage's context layer, for inspection
+    session: Session | None = field(default=None, repr=False)  # its final state (tools, ids)
     loss: LossManifest | None = field(default=None, repr=False)  # where removed blocks went
     original: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every block
 
@@ -165,8 +169,14 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         simulator: Simulator | None = None, workspace: str | os.PathLike[str] | None = None,
         resume: bool = False,
         confirm_command: Callable[[list[str]], bool] | None = None,
-        export_log: str | os.PathLike[str] | None = None) -> RunResult:
+        export_log: str | os.PathLike[str] | None = None, layer: Any = None,
+        server: ServerEdits | None = None, label: str | None = None) -> RunResult:
     """Run ``stage`` (1–5, or None for no context layer) on ``scenario``.
+
+    ``layer``: with ``stage=None``, run this context layer instead — an object with
+    ``prepare``/``admit``, or ``"MODULE:FACTORY"`` (``ctxlab.custom``), called with
+    ``layer_options``; ``label`` names the run in its summary. ``server``: the API's own
+    clearing or compaction on every request (its compaction iterations are billed too).
 
     ``workspace``: run in this folder (missing or empty) and keep it afterwards. ``resume``:
     continue the run whose workspace (and journal) ``workspace`` is, with a new layer.
@@ -179,7 +189,14 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     model = model or plan.model
     first = load_stage(1)
     module = load_stage(stage) if stage is not None else first
-    layer = module.make_layer(**(layer_options or {})) if stage is not None else None
+    if stage is not None and layer is not None:
+        raise ValueError("pass a stage or a layer, not both")
+    if stage is not None:
+        layer = module.make_layer(**(layer_options or {}))
+    elif isinstance(layer, str):
+        label = label or layer
+        layer = custom.build(layer, layer_options)
+    server = server or ServerEdits()
     sim = simulator or Simulator(responder=Brain(plan, seed=seed, **(brain_options or {})))
     records: list[TurnRecord] = []
     turn = 0
@@ -188,6 +205,11 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                 error: BaseException | None) -> None:
         nonlocal turn
         turn += kind == "agent"
+        for usage in compaction_usage(response):  # the API's own summary call (R33)
+            records.append(record_from_usage(max(turn, 1), "summary", usage, model=model,
+                                             messages_sent=len(sent), estimated_tokens=0,
+                                             clock=sim.clock.now))
+        session.events += server_events(response)
         tracker.events(session.events)
         if kind == "agent":
             tracker.sent(sent)
@@ -221,12 +243,13 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     error: ErrorInfo | None = None
     export = (ClaudeCodeLog(export_log, session=f"{scenario}:{stage}:{seed}")
               if export_log is not None else None)
-    header = {"stage": stage, "scenario": scenario, "model": model}
+    header = {"stage": stage if label is None else label, "scenario": scenario, "model": model}
     place, point = _workspace(plan, workspace, resume, header)
     with place as folder:
-        session = Session(_client(sim, live), model, [{"type": "text", "text": SYSTEM}],
-                          definitions(), folder.root, observer=observe,
-                          now=time.monotonic if live else lambda: sim.clock.now)
+        session = BetaSession(beta_client(_client(sim, live), server), model,
+                              [{"type": "text", "text": SYSTEM}], definitions(), folder.root,
+                              observer=observe, server=server,
+                              now=time.monotonic if live else lambda: sim.clock.now)
         session.dynamic = lambda: dynamic.render(
             plan.dynamic, time.time() if live else dynamic.EPOCH + sim.clock.now,
             calls=toolbox.calls, changed=toolbox.changed)
@@ -264,8 +287,8 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                 export.close(tracker.original)
         manifest = tracker.manifest(messages, folder.root)
         outcome = scenarios.check(plan, folder.root)
-    summary = RunSummary.from_records(records, stage=stage or KEEP_EVERYTHING,
+    summary = RunSummary.from_records(records, stage=label or stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,
                                       error=error)
-    return RunResult(summary, records, messages, outcome.problems, sim, layer, manifest,
-                     tracker.original)
+    return RunResult(summary, records, messages, outcome.problems, sim, layer, session,
+                     manifest, tracker.original)

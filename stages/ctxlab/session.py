@@ -59,14 +59,7 @@ class Session:
         the newest message of an agent request, past every cache breakpoint (only on the
         wire: the history does not keep it). API errors are reported, then raised.
         """
-        text = self.dynamic() if self.dynamic is not None else ""
-        block = {"type": "text", "text": text}
-        system = [*self.system, block] if text and not self.dynamic_at_end else self.system
-        wire = messages  # what is sent; the observer sees the history as the layer made it
-        if text and self.dynamic_at_end and kind == "agent" and messages:
-            last = messages[-1]["content"]
-            last = [{"type": "text", "text": last}] if isinstance(last, str) else last
-            wire = [*messages[:-1], dict(messages[-1], content=[*last, block])]
+        system, wire = self.wire(messages, kind)
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens,
                                    "system": system, "tools": self.tools}
         request.update(params)
@@ -85,6 +78,19 @@ class Session:
         if self.observer:
             self.observer(kind, messages, response, None)
         return response
+
+    def wire(self, messages: list[dict[str, Any]],
+             kind: str = "agent") -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """(system, messages) as ``create`` sends them, the volatile context in its place;
+        the observer still sees the history as the layer made it."""
+        text = self.dynamic() if self.dynamic is not None else ""
+        block = {"type": "text", "text": text}
+        system = [*self.system, block] if text and not self.dynamic_at_end else self.system
+        if text and self.dynamic_at_end and kind == "agent" and messages:
+            last = messages[-1]["content"]
+            last = [{"type": "text", "text": last}] if isinstance(last, str) else last
+            return system, [*messages[:-1], dict(messages[-1], content=[*last, block])]
+        return system, messages
 
     def count(self, messages: list[dict[str, Any]]) -> int:
         """The API's own count of ``messages`` alone (``count_tokens``: free, not a model

@@ -10,7 +10,6 @@ import pytest
 from widthcheck import WIDTHS, assert_readable, recording, rendered
 
 from ctxlab import models, use
-from ctxlab.beyond.harness import COMPACT, ServerEdits, run_layer
 from ctxlab.beyond.layers import CacheOnly
 from ctxlab.beyond.server_side import (
     CAPABILITIES,
@@ -20,6 +19,8 @@ from ctxlab.beyond.server_side import (
     repriced,
 )
 from ctxlab.cli import main
+from ctxlab.runner import run
+from ctxlab.server_edits import COMPACT, ServerEdits
 from ctxlab.workbook.router import FINDER
 
 HAIKU = "claude-haiku-4-5"
@@ -78,9 +79,8 @@ def test_the_baseline_keeps_everything(report: dict[str, Any]) -> None:
 
 
 def test_clearing_with_the_default_keep_refetches_forever(reference: None) -> None:
-    run = run_layer(CacheOnly(), "long-task", model=HAIKU,
-                    server=ServerEdits((CLEAR_DEFAULTS,)), max_turns=30)
-    summary = run.result.summary
+    summary = run(None, "long-task", layer=CacheOnly(), model=HAIKU,
+                  server=ServerEdits((CLEAR_DEFAULTS,)), max_turns=30).summary
     assert not summary.success
     assert summary.duplicate_call_rate > 0.5
     assert summary.longest_unchanged_run >= 3
@@ -96,10 +96,11 @@ def test_repricing_uses_each_call_usage(report: dict[str, Any]) -> None:
 
 def test_compaction_on_haiku_is_rejected_by_the_api(reference: None) -> None:
     edit = {"type": COMPACT, "trigger": {"type": "input_tokens", "value": 50_000}}
-    run = run_layer(CacheOnly(), "bugfix-small", model=HAIKU, server=ServerEdits((edit,)))
-    assert run.result.summary.error is not None
-    assert run.result.summary.error["type"] == "invalid_request_error"
-    assert "not supported" in run.result.summary.error["message"]
+    summary = run(None, "bugfix-small", layer=CacheOnly(), model=HAIKU,
+                  server=ServerEdits((edit,))).summary
+    assert summary.error is not None
+    assert summary.error["type"] == "invalid_request_error"
+    assert "not supported" in summary.error["message"]
 
 
 def test_capabilities_cover_the_issue_s_three(report: dict[str, Any]) -> None:

@@ -6,16 +6,17 @@
   ground truth, asked after each kind of compaction and scored automatically.
 - ``cache_cost`` / ``cost_report`` / ``cold_cache``: compact now or after N turns, in dollars,
   and the 60-minute cold-cache argument on the simulated clock (§6.5–§6.7).
-- ``harness`` / ``layers``: running any layer, optionally through the beta endpoint.
+- ``layers``: the cache-only client the server-side variants run with (any layer runs on
+  ``runner.run(layer=..., server=...)``).
 
 Each has a command with ``--json``: ``ctxlab serverside``, ``ctxlab probe``,
 ``ctxlab cachecost``; ``notebooks/06_beyond.ipynb`` shows all three.
 """
 
+from ..server_edits import BetaSession, ServerEdits
 from .cache_cost import Situation, compact_now, miss_vs_hit, next_request, plan
 from .cold_cache import cold_cache_check
 from .cost_report import cache_cost_report, situation_at
-from .harness import BetaSession, ServerEdits, run_layer
 from .layers import CacheOnly
 from .probes import KINDS, Probe, ground_truth, make_probes, score
 from .server_side import CAPABILITIES, VARIANTS, compare_server_side
@@ -25,5 +26,5 @@ __all__ = [
     "CAPABILITIES", "KINDS", "VARIANTS", "BetaSession", "CacheOnly", "Probe", "ServerEdits",
     "Situation", "cache_cost_report", "cold_cache_check", "compact_now", "compare_server_side",
     "compare_summaries", "ground_truth", "make_probes", "miss_vs_hit", "next_request", "plan",
-    "run_layer", "score", "situation_at",
+    "score", "situation_at",
 ]

@@ -64,8 +64,9 @@ class Bill:
 
 def next_request(static: int, cached_history: int, idle_s: float, total: int, *,
                  same_prefix: bool, output: int = 0, message_ttl_s: float = MESSAGE_TTL_S,
-                 static_ttl_s: float = STATIC_TTL_S) -> Bill:
-    """The bill of one request of ``total`` tokens, ``idle_s`` after the last one.
+                 static_ttl_s: float = STATIC_TTL_S, uncached: int = 0) -> Bill:
+    """The bill of one request of ``total`` tokens, ``idle_s`` after the last one; the last
+    ``uncached`` of them (the volatile context after the newest breakpoint) are never cached.
 
     ``same_prefix``: the request extends the last one (nothing before its end changed), so the
     message entry hits while it lives; after a compaction only the static zone is counted as a
@@ -76,7 +77,8 @@ def next_request(static: int, cached_history: int, idle_s: float, total: int, *,
     else:
         read = static if idle_s < static_ttl_s else 0
     write_1h = static if read == 0 else 0
-    return Bill(read=read, write_5m=total - read - write_1h, write_1h=write_1h, output=output)
+    return Bill(read=read, write_5m=total - read - write_1h - uncached, write_1h=write_1h,
+                uncached=uncached, output=output)
 
 
 def timeline(sit: Situation, spec: models.ModelSpec, at: int | None) -> list[dict[str, Any]]:

@@ -24,11 +24,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ..runner import load_stage
+from ..runner import load_stage, run
 from ..sim import make_client
 from ..telemetry import usage_parts
 from .cache_cost import Bill, next_request
-from .harness import run_layer
 
 PAUSES = (("now", 0.0), ("4 min", 240.0), ("6 min", 360.0), ("61 min", 3660.0))
 TURNS = 10
@@ -38,15 +37,15 @@ def cold_cache_check(scenario: str = "long-task", *, turns: int = TURNS, seed: i
                      model: str | None = None) -> dict[str, Any]:
     """Simulated bill vs predicted bill of the next request, per pause, with/without clearing."""
     stage = load_stage(5)
-    run = run_layer(stage.make_layer(), scenario, model=model, seed=seed, max_turns=turns,
-                    label="stage 5")
-    session, sim = run.session, run.result.simulator
+    result = run(None, scenario, layer=stage.make_layer(), model=model, seed=seed,
+                 max_turns=turns, label="stage 5")
+    session, sim = result.session, result.simulator
     assert sim is not None
-    records = [r for r in run.result.records if r.error is None]
+    records = [r for r in result.records if r.error is None]
     static = records[0].cache_write_1h
     last = records[-1]
-    cached = last.reported_input_tokens - static
-    history = run.result.messages
+    cached = last.reported_input_tokens - static - last.input_tokens  # the uncached tail goes
+    history = result.messages
     cleared, decisions = stage.microcompact(history, session.tool_names)
     spec_id = last.model
     rows = []
@@ -55,17 +54,23 @@ def cold_cache_check(scenario: str = "long-task", *, turns: int = TURNS, seed: i
             twin = copy.deepcopy(sim)
             twin.clock.advance(pause)
             client = make_client(twin)
-            request = {"model": spec_id, "max_tokens": 0, "system": session.system,
-                       "tools": session.tools,
-                       "messages": stage.mark_newest(cleared if clear else history)}
+            marked = stage.mark_newest(cleared if clear else history)
+            system, wire = session.wire(marked)
+            request = {"model": spec_id, "max_tokens": 0, "system": system,
+                       "tools": session.tools, "messages": wire}
             total = client.messages.count_tokens(
                 **{k: v for k, v in request.items() if k != "max_tokens"}).input_tokens
+            volatile = total - client.messages.count_tokens(
+                model=spec_id, system=session.system, tools=session.tools,
+                messages=marked).input_tokens
             usage = usage_parts(client.messages.create(**request).usage.model_dump())
             actual = Bill(read=usage.cache_read, write_5m=usage.write_5m,
                           write_1h=usage.write_1h, uncached=usage.input_tokens)
-            predicted = next_request(static, cached, pause, total, same_prefix=not clear)
+            predicted = next_request(static, cached, pause, total, same_prefix=not clear,
+                                     uncached=volatile)
             rows.append({"pause": label, "pause_s": pause, "cleared": clear,
-                         "request_tokens": total, "actual": actual.__dict__,
+                         "request_tokens": total, "volatile_tokens": volatile,
+                         "actual": actual.__dict__,
                          "actual_usd": actual.usd(_spec(spec_id)),
                          "predicted_usd": predicted.usd(_spec(spec_id)),
                          "match": actual == predicted})

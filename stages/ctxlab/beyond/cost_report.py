@@ -20,11 +20,10 @@ from typing import Any
 
 from .. import scenarios
 from ..report.compare import LARGE_WINDOW_MODEL
-from ..runner import load_stage
+from ..runner import load_stage, run
 from ..tokens import count_text
 from .cache_cost import Situation, miss_vs_hit, plan
 from .cold_cache import cold_cache_check
-from .harness import run_layer
 from .layers import CacheOnly
 from .summaries import BudgetSession
 
@@ -47,10 +46,10 @@ def situation_at(scenario: str = "long-task", *, turns: int = 8,
     if kind not in KINDS:
         raise ValueError(f"unknown compaction kind {kind!r}; choose one of {KINDS}")
     plan_ = scenarios.load(scenario)
-    run = run_layer(CacheOnly(), scenario, model=model, seed=seed, max_turns=turns,
-                    label="cache only")
-    session, history = run.session, run.result.messages
-    agent = [r for r in run.result.records if r.kind == "agent" and r.error is None]
+    result = run(None, scenario, layer=CacheOnly(), model=model, seed=seed, max_turns=turns,
+                 label="cache only")
+    session, history = result.session, result.messages
+    agent = [r for r in result.records if r.kind == "agent" and r.error is None]
     static = agent[0].cache_write_1h
     sizes = [r.reported_input_tokens for r in agent]
     growth = int(statistics.median(b - a for a, b in zip(sizes, sizes[1:], strict=False)))
@@ -63,7 +62,7 @@ def situation_at(scenario: str = "long-task", *, turns: int = 8,
                                session.workspace, budget=SUMMARY_WINDOW)
         compactor = load_stage(4).summarizer(keep_recent=0.25)
         kept_history = compactor(history, budget)
-        summary_out = run.result.simulator.calls[-1].usage["output_tokens"]  # type: ignore
+        summary_out = result.simulator.calls[-1].usage["output_tokens"]  # type: ignore
         prompt = count_text(load_stage(4).summary_prompt())
     sit = Situation(
         static_tokens=static, history_tokens=sizes[-1] - static, growth_per_turn=growth,

@@ -27,9 +27,9 @@ from typing import Any
 
 from .. import models
 from ..report.compare import LARGE_WINDOW_MODEL
-from ..runner import load_stage
+from ..runner import load_stage, run
+from ..server_edits import CLEAR, COMPACT, ServerEdits
 from ..telemetry import TurnRecord
-from .harness import CLEAR, COMPACT, ServerEdits, run_layer
 from .layers import CacheOnly
 
 CLEAR_DEFAULTS: dict[str, Any] = {"type": CLEAR}
@@ -87,10 +87,10 @@ def run_variant(variant: Variant, scenario: str, model: str, seed: int = 0) -> d
     """One variant's run summary, with the like-for-like bill and the peak request size."""
     used = (LARGE_WINDOW_MODEL if variant.large_window else
             compaction_model(model) if variant.needs_compaction else model)
-    run = run_layer(_layer(variant.client), scenario, model=used, seed=seed,
-                    server=ServerEdits(variant.edits), label=variant.key)
-    records = run.result.records
-    summary = run.result.summary.to_dict()
+    result = run(None, scenario, layer=_layer(variant.client), model=used, seed=seed,
+                 server=ServerEdits(variant.edits), label=variant.key)
+    records = result.records
+    summary = result.summary.to_dict()
     return {"variant": variant.key, "label": variant.label, "model": used,
             "edits": list(variant.edits), **summary,
             "cost_usd_same_prices": repriced(records, model),

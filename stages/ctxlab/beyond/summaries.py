@@ -25,11 +25,11 @@ from .. import scenarios
 from ..brain import Brain
 from ..report.compare import LARGE_WINDOW_MODEL
 from ..runner import SYSTEM, load_stage
+from ..server_edits import COMPACT, BetaSession, ServerEdits, beta_client
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..tokens import count_messages
 from ..tools import ToolBox, definitions
-from .harness import COMPACT, BetaSession, ServerEdits, _BetaClient
 from .probes import KINDS, Probe, ground_truth, make_probes, parse_answers, score, with_request
 
 Messages = list[dict[str, Any]]
@@ -69,7 +69,7 @@ def _session(plan: scenarios.Scenario, root: Any, model: str, *, budget: int = 0
              server: ServerEdits | None = None, seed: int = 0) -> BudgetSession:
     client = make_client(Simulator(responder=Brain(plan, seed=seed)))
     server = server or ServerEdits()
-    return BudgetSession(_BetaClient(client) if server.edits else client, model,
+    return BudgetSession(beta_client(client, server), model,
                          [{"type": "text", "text": SYSTEM}], definitions(), root,
                          server=server, budget=budget)
 

@@ -18,10 +18,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import use
-from ..report.accept import FIRES, accept
+from ..report.accept import FIRES, accept, accept_layer
 from ..report.compare import built_stages
 from ..view import figures
-from .common import UserError, add_layer_options, check_layer_options, print_json
+from .common import UserError, add_layer_options, build_custom, check_layer_options, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,11 +36,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("acceptance checks the stage-5 pipeline, which is not built yet")
     use(args.impl, 5 if args.impl == "stages" else None, args.chain)
     options = dict(args.options)
-    check_layer_options(5, options)
+    if args.layer is not None:
+        build_custom(args.layer, options)
+    else:
+        check_layer_options(5, options)
     try:
         with Console(stderr=True).status("forcing each layer …"), \
                 tempfile.TemporaryDirectory() as tmp:
-            report = accept(Path(tmp), options=options)
+            report = (accept_layer(args.layer, options=options) if args.layer is not None
+                      else accept(Path(tmp), options=options))
     except NotImplementedError as error:
         raise UserError(f"{error} — your stage 5 is not finished yet (`ctxlab grade 5` shows "
                         "what is left)") from None
@@ -51,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     console.print(acceptance_table(report))
     if report["passed"]:
         console.print("[green]passed[/]")
+    elif not report["layers"]:
+        console.print("[red]failed: the layer reported no mechanism firing (session.report)[/]")
     else:
         console.print(f"[red]failed: dead layer(s): {', '.join(report['dead'])}[/]")
     return 0 if report["passed"] else 1

@@ -49,10 +49,12 @@ def bounded_int(text: str, low: int, high: int | None = None) -> int:
     return value
 
 
-def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run") -> None:
-    """``--impl``, ``--chain`` and ``--set KEY=VALUE``: which implementation to ``what`` and
-    the options for the stage's ``make_layer`` (the same on run, compare, accept, replay,
-    ladder)."""
+def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run",
+                      layer: bool = True) -> None:
+    """``--impl``, ``--chain``, ``--set KEY=VALUE`` and ``--layer MODULE:FACTORY``: which
+    implementation to ``what``, a context layer of your own (``ctxlab.custom``), and the
+    options for its factory or the stage's ``make_layer`` (the same on run, compare, accept,
+    replay, ladder)."""
     parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
                         help=f"{what} the reference (default) or your workbook")
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
@@ -60,6 +62,25 @@ def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run") -> 
     parser.add_argument("--set", dest="options", type=option, action="append", default=[],
                         metavar="KEY=VALUE", help="an option for the stage's make_layer, "
                                                   "e.g. --set naive=true (repeatable)")
+    if layer:
+        parser.add_argument("--layer", metavar="MODULE:FACTORY", default=None,
+                            help=f"{what} your own context layer: FACTORY(**--set) "
+                                 "returns an object with prepare/admit, e.g. "
+                                 "my_layer:make_layer or layers/trim.py:make_layer")
+
+
+def build_custom(spec: str, options: dict[str, Any]) -> None:
+    """Build ``--layer``'s layer once, so a bad module, factory or option is one clear line
+    before any work."""
+    from ..custom import LayerSpecError, build
+
+    try:
+        _check_types(build(spec, options), options)
+    except LayerSpecError as error:
+        raise UserError(str(error)) from None
+    except Exception as error:  # the learner's factory raised: say so, in one line
+        raise UserError(f"--layer {spec!r}: the factory failed: "
+                        f"{type(error).__name__}: {error}") from None
 
 
 def check_layer_options(stage: int, options: dict[str, Any]) -> None:

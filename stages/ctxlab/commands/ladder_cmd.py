@@ -17,7 +17,7 @@ from rich.table import Table
 from .. import use
 from ..ladder import BROKEN, HOLDS, LADDER, NA, PITFALL, VARIANTS, markdown, report
 from ..workbook.layout import STAGES
-from .common import print_json
+from .common import UserError, add_layer_options, build_custom, print_json
 
 STYLE = {PITFALL: "cyan", HOLDS: "green", NA: "dim", BROKEN: "bold red"}
 
@@ -32,10 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "occurred and the weakness did not follow), n/a (the stage lacks the "
                     "mechanism) or broken (it could not be judged).",
         epilog=f"Variant cells and their --set options: {variants}.")
-    parser.add_argument("--impl", choices=("solutions", "stages"), default="solutions",
-                        help="judge the reference (default) or your workbook")
-    parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
-                        help="with --impl stages: other stages from the reference or yours")
+    add_layer_options(parser, what="judge")
     parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],
                         help="only this stage's cells")
     parser.add_argument("--rung", action="append", choices=[r.id for r in LADDER],
@@ -48,10 +45,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     use(args.impl, args.stage if args.impl == "stages" else None, args.chain)
+    options = dict(args.options)
+    if options and args.layer is None:
+        raise UserError("--set on ladder sets the options of --layer's factory (a stage "
+                        "variant's options are its cell's); add --layer MODULE:FACTORY")
+    if args.layer is not None:
+        build_custom(args.layer, options)
     rungs = [r for r in LADDER if not args.rung or r.id in args.rung]
     with Console(stderr=True).status("judging …") as spinner:
         data = report(rungs, stages=[args.stage] if args.stage else None,
-                      on_cell=lambda rung, cell: spinner.update(f"judging {rung} on {cell} …"))
+                      on_cell=lambda rung, cell: spinner.update(f"judging {rung} on {cell} …"),
+                      layer=args.layer, options=options)
     if args.json:
         print_json(data)
     elif args.markdown:

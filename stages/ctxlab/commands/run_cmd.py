@@ -17,13 +17,21 @@ from rich.markup import escape
 
 from .. import models, runner, use
 from ..journal import JournalError, resumable
+from ..runner import KEEP_EVERYTHING as KEEP
 from ..scenarios import ScenarioError, load, names
 from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..tools.safe_path import UnsafePathError
 from ..view import Dashboard, explain_error, summary_view
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
+from .common import (
+    UserError,
+    add_layer_options,
+    build_custom,
+    check_layer_options,
+    positive_int,
+    print_json,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -62,7 +70,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _stage(args: argparse.Namespace) -> int | None:
-    if args.keep_everything:
+    if args.layer is not None and (args.keep_everything or args.stage is not None):
+        raise UserError("--layer runs your own layer: leave out --stage and --keep-everything")
+    if args.keep_everything or args.layer is not None:
         return None
     built = [s.number for s in STAGES if (impl_root("solutions") / s.package).exists()]
     stage = args.stage or max(built)
@@ -80,7 +90,7 @@ def _check_workspace(args: argparse.Namespace, stage: int | None) -> None:
     if args.workspace is None:
         return
     if args.resume:
-        header = {"stage": stage, "scenario": args.scenario,
+        header = {"stage": args.layer or stage, "scenario": args.scenario,
                   "model": args.model or load(args.scenario).model}
         try:
             resumable(args.workspace, header)
@@ -110,12 +120,14 @@ def run(args: argparse.Namespace) -> int:
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     options = dict(args.options)
-    if options:
+    if args.layer is not None:
+        build_custom(args.layer, options)
+    elif options:
         if stage is None:
             raise UserError("--set needs a stage: --keep-everything has no context layer")
         check_layer_options(stage, options)
     console = Console(stderr=args.json)
-    title = f"stage {stage or 'keep-everything'} · {args.scenario}"
+    title = f"{args.layer or f'stage {stage or KEEP}'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
         try:
             with Dashboard(title=title, console=console) as board:
@@ -128,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
                                   f"{escape(shlex.join(argv))}", highlight=False)
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
-                                    layer_options=options or None,
+                                    layer_options=options or None, layer=args.layer,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,

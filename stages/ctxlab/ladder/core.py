@@ -42,6 +42,7 @@ class Cell:
     key: str
     stage: int
     options: Mapping[str, Any] = field(default_factory=dict)
+    layer: str | None = None  # ``--layer MODULE:FACTORY``: your own layer instead of a stage
 
     @classmethod
     def parse(cls, key: str) -> Cell:

@@ -11,7 +11,7 @@ def _stage_cell(cells: dict[str, dict[str, str]], stage: int) -> str:
     shown = []
     for key, cell in cells.items():
         number, _, variant = key.partition(":")
-        if int(number) == stage:
+        if number.isdigit() and int(number) == stage:
             shown.append(f"{variant}: {cell['status']}" if variant else cell["status"])
     plain = [s for s in shown if ":" not in s]
     return " · ".join(plain + [s for s in shown if ":" in s]) or "—"
@@ -21,10 +21,14 @@ def markdown(report: dict[str, Any]) -> str:
     """One row per rung, one column per stage; a variant cell reads ``naive: pitfall``, and
     ``—`` marks a stage the rung is not run on."""
     numbers = [s.number for s in STAGES]
-    lines = ["| pitfall (§) | " + " | ".join(map(str, numbers)) + " | fixed in |",
-             "|---|" + "---|" * len(numbers) + "---|"]
+    mine = any("layer" in rung["stages"] for rung in report["rungs"])
+    head = [*map(str, numbers), *(["your layer"] if mine else [])]
+    lines = ["| pitfall (§) | " + " | ".join(head) + " | fixed in |",
+             "|---|" + "---|" * len(head) + "---|"]
     for rung in report["rungs"]:
         cells = [_stage_cell(rung["stages"], n) for n in numbers]
+        if mine:
+            cells.append(rung["stages"].get("layer", {}).get("status", "—"))
         lines.append(f"| `{rung['id']}` ({rung['section']}) | " + " | ".join(cells)
                      + f" | {rung['fixed_in']} |")
     return "\n".join(lines) + "\n"

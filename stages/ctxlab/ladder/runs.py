@@ -69,7 +69,8 @@ def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = S
     """The run of ``cell`` on ``scenario``, made on first use and kept."""
     selection = FINDER.selection
     key = json.dumps([selection.impl, selection.stage, selection.chain, cell.stage,
-                      dict(cell.options), scenario, model, setup.name, setup.watch, max_turns],
+                      dict(cell.options), cell.layer, scenario, model, setup.name, setup.watch,
+                      max_turns],
                      sort_keys=True, default=str)
     if key not in _RUNS:
         plan = scenarios.load(scenario)
@@ -77,8 +78,9 @@ def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = S
         sim = Simulator(responder=watcher)
         if setup.faults is not None:
             setup.faults(sim)
-        result = run(cell.stage, scenario, model=model, simulator=sim, max_turns=max_turns,
-                     layer_options=dict(cell.options) or None)
+        result = run(None if cell.layer else cell.stage, scenario, model=model, simulator=sim,
+                     max_turns=max_turns, layer_options=dict(cell.options) or None,
+                     layer=cell.layer)
         _RUNS[key] = Run(result, watcher.seen)
     return _RUNS[key]
 

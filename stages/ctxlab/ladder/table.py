@@ -13,7 +13,7 @@ from typing import Any
 from . import context_rungs as c
 from . import summary_rungs as s
 from . import system_rungs as d
-from .core import BROKEN, HOLDS, NA, PITFALL, Rung, Verdict
+from .core import BROKEN, HOLDS, NA, PITFALL, Cell, Rung, Verdict
 
 P, H, N = PITFALL, HOLDS, NA
 NO_CUT = "stage 1 keeps everything: no cut, no removal, nothing re-fetched"
@@ -76,6 +76,13 @@ LADDER: tuple[Rung, ...] = (
 )
 
 
+STAGE_ONLY = {"estimate-bias": "judged on a stage's own estimate_tokens",
+              "summary-ptl": "drives stage 4's summarizer directly",
+              "dead-layer": "checks the stage-5 pipeline's layers (ctxlab accept --layer)"}
+"""Rungs that look inside a stage's code: not judged on your own layer."""
+LAYER_CELL = "layer"
+
+
 def rung(rung_id: str) -> Rung:
     """The rung with this id."""
     for candidate in LADDER:
@@ -84,10 +91,11 @@ def rung(rung_id: str) -> Rung:
     raise KeyError(f"no rung {rung_id!r}; rungs: {', '.join(r.id for r in LADDER)}")
 
 
-def judge(one: Rung, key: str) -> Verdict:
-    """A cell's verdict; anything that stops the judging makes it ``broken``, with why."""
+def judge(one: Rung, key: str, cell: Cell | None = None) -> Verdict:
+    """A cell's verdict (``cell``: your own layer's); anything that stops the judging makes
+    it ``broken``, with why."""
     try:
-        return one.verdict(key)
+        return one.judge(cell) if cell is not None else one.verdict(key)
     except NotImplementedError as error:
         return Verdict(BROKEN, f"not implemented yet: {error}")
     except Exception as error:  # a run that cannot be judged is a verdict, not a crash
@@ -95,9 +103,12 @@ def judge(one: Rung, key: str) -> Verdict:
 
 
 def report(rungs: Iterable[Rung] = LADDER, *, stages: Iterable[int] | None = None,
-           on_cell: Callable[[str, str], None] | None = None) -> dict[str, Any]:
+           on_cell: Callable[[str, str], None] | None = None, layer: str | None = None,
+           options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Every rung's cells judged: ``{"rungs": [{"id", "section", "fixed_in", "why",
-    "stages": {cell: {"status", "evidence"}}}]}`` (``stages``: only those stages' cells)."""
+    "stages": {cell: {"status", "evidence"}}}]}`` (``stages``: only those stages' cells;
+    ``layer``: also a ``"layer"`` cell, your own layer with ``options``, on every rung that
+    does not look inside a stage's code)."""
     wanted = set(stages) if stages is not None else None
     out = []
     for one in rungs:
@@ -109,6 +120,11 @@ def report(rungs: Iterable[Rung] = LADDER, *, stages: Iterable[int] | None = Non
                 on_cell(one.id, key)
             verdict = judge(one, key)
             cells[key] = {"status": verdict.status, "evidence": verdict.evidence}
+        if layer is not None and one.id not in STAGE_ONLY:
+            if on_cell:
+                on_cell(one.id, LAYER_CELL)
+            verdict = judge(one, LAYER_CELL, Cell(LAYER_CELL, 0, dict(options or {}), layer))
+            cells[LAYER_CELL] = {"status": verdict.status, "evidence": verdict.evidence}
         out.append({"id": one.id, "section": one.section, "fixed_in": one.fixed_in,
                     "why": one.why, "stages": cells})
     return {"rungs": out}

@@ -127,3 +127,31 @@ def accept(tmp_root: Any, *, seed: int = 0, options: Mapping[str, Any] | None = 
     dead = [row["layer"] for row in rows if row["verdict"] != FIRES]
     passed = not dead and all(row.get("model_calls", 0) == 0 for row in rows)
     return {"passed": passed, "dead": dead, "layers": rows}
+
+
+def accept_layer(spec: str, *, seed: int = 0,
+                 options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Acceptance for your own layer (``--layer MODULE:FACTORY``): the drills' scenarios, and
+    one row per mechanism it reports (``session.report``). A mechanism it declares in a
+    ``mechanisms`` attribute that never fired, or one that fired and freed nothing, is dead."""
+    from ..custom import build
+
+    declared = tuple(getattr(build(spec, dict(options or {})), "mechanisms", ()))
+    found: dict[str, dict[str, Any]] = {}
+    for scenario in dict.fromkeys(d.scenario for d in DRILLS):
+        result = run(None, scenario, layer=spec, layer_options=dict(options or {}),
+                     model=MODEL, seed=seed)
+        for name, count in result.summary.compactions_per_layer.items():
+            row = found.setdefault(name, {"layer": name, "scenario": scenario, "why":
+                                          "reported by the layer", "triggers": 0,
+                                          "freed_tokens": 0, "reached": True})
+            row["triggers"] += count
+            row["freed_tokens"] += result.summary.tokens_freed_per_layer.get(name, 0)
+    for name in declared:
+        found.setdefault(name, {"layer": name, "scenario": "every drill", "why": "declared in "
+                                "mechanisms, never reported", "triggers": 0, "freed_tokens": 0,
+                                "reached": False})
+    rows = [{**row, "verdict": verdict(row["triggers"], row["freed_tokens"], row["reached"])}
+            for row in found.values()]
+    dead = [row["layer"] for row in rows if row["verdict"] != FIRES]
+    return {"passed": bool(rows) and not dead, "dead": dead, "layers": rows}

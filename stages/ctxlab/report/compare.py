@@ -11,9 +11,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ..runner import KEEP_EVERYTHING, run
+from ..scenarios import load
 from ..workbook.layout import STAGES, impl_root
 
 LARGE_WINDOW_MODEL = "claude-sonnet-4-6"  # 1M tokens: holds every scenario whole
+ORACLE = "oracle"  # the oracle row's name (``ctxlab.oracle``)
 
 
 def built_stages() -> list[int]:
@@ -21,9 +23,11 @@ def built_stages() -> list[int]:
     return [s.number for s in STAGES if (impl_root("solutions") / s.package).exists()]
 
 
-def compare(scenario: str, *, seed: int = 0,
-            on_run: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """One run summary per built stage, then the keep-everything baseline."""
+def compare(scenario: str, *, seed: int = 0, on_run: Callable[[str], None] | None = None,
+            layer: str | None = None, layer_options: dict[str, Any] | None = None,
+            peers: bool = False, oracle: bool = False) -> list[dict[str, Any]]:
+    """One run summary per built stage, then the keep-everything baseline; then ``layer``
+    (``MODULE:FACTORY``), every peer (``ctxlab.peers``) and the oracle when asked."""
     rows = []
     for stage in [*built_stages(), None]:
         label = KEEP_EVERYTHING if stage is None else f"stage {stage}"
@@ -31,7 +35,36 @@ def compare(scenario: str, *, seed: int = 0,
             on_run(label)
         model = LARGE_WINDOW_MODEL if stage is None else None
         rows.append(run(stage, scenario, model=model, seed=seed).summary.to_dict())
+    if layer is not None:
+        if on_run:
+            on_run(layer)
+        rows.append(run(None, scenario, layer=layer, layer_options=layer_options,
+                        seed=seed).summary.to_dict())
+    if peers:
+        from .. import peers as peer_rows
+
+        rows += peer_rows.rows(scenario, seed=seed, on_run=on_run)
+    if peers or oracle:
+        if on_run:
+            on_run(ORACLE)
+        rows.append(oracle_row(scenario, seed=seed))
     return rows
+
+
+def oracle_row(scenario: str, *, seed: int = 0) -> dict[str, Any]:
+    """The oracle's run summary: the bound, not a method (``ctxlab.oracle``)."""
+    from ..oracle import Oracle  # it builds on the bench's layers, which import this module
+
+    return run(None, scenario, layer=Oracle(load(scenario)), seed=seed,
+               label=ORACLE).summary.to_dict()
+
+
+def versus_oracle(rows: list[dict[str, Any]]) -> float | None:
+    """Stage 5's tokens over the oracle's (None when either row is missing)."""
+    by = {row["stage"]: row for row in rows}
+    if 5 not in by or ORACLE not in by or not by[ORACLE]["tokens_per_task"]:
+        return None
+    return by[5]["tokens_per_task"] / by[ORACLE]["tokens_per_task"]
 
 
 def bill_markdown(rows: list[dict[str, Any]]) -> str:
@@ -39,10 +72,9 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
     lines = ["| run | success | turns | tokens per task | cost | cache read share |",
              "|---|---|---|---|---|---|"]
     for row in rows:
-        label = f"stage {row['stage']}" if row["stage"] != KEEP_EVERYTHING else (
-            f"keep everything ({LARGE_WINDOW_MODEL}, 1M window)")
+        label = _label(row)
         if row["error"]:
-            done = f"no (`{row['error']['message'].split(':')[0]}`)"
+            done = f"no (`{_reason(row['error']['message'])}`)"
         elif not row["success"]:
             done = "no (the checks fail)"
         else:
@@ -52,4 +84,26 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
         lines.append(f"| {label} | {done} | {row['turns']} | {row['tokens_per_task']:,} | "
                      f"${row['cost_usd']:.2f} | {row['cache_read_share']:.0%} |"
                      .replace("% |", " % |"))
+    ratio = versus_oracle(rows)
+    if ratio is not None:
+        lines.append(f"\nstage 5 / oracle: {ratio:.2f}× the oracle's tokens")
     return "\n".join(lines) + "\n"
+
+
+def _reason(message: str) -> str:
+    """The error's words before its figures (``prompt is too long``); a field name alone
+    (``messages: at least one message is required``) keeps what follows."""
+    head, _, rest = message.partition(":")
+    return message.strip() if " " not in head and rest else head
+
+
+def _label(row: dict[str, Any]) -> str:
+    stage = row["stage"]
+    if isinstance(stage, int):
+        return f"stage {stage}"
+    if stage == KEEP_EVERYTHING:
+        return f"keep everything ({LARGE_WINDOW_MODEL}, 1M window)"
+    if stage == ORACLE:
+        return "oracle (a bound, not a method)"
+    model = row.get("model")
+    return f"{stage} ({model})" if model and model != load(row["scenario"]).model else stage

@@ -126,7 +126,8 @@ BILL_CAPTION = ("tokens per task = every input and output token of every call, s
 
 
 def _label(run: RunSummary, one_task: bool) -> str:
-    label = "keep all" if run.stage == "keep-everything" else f"stage {run.stage}"
+    label = ("keep all" if run.stage == "keep-everything" else
+             f"stage {run.stage}" if isinstance(run.stage, int) else str(run.stage))
     return label if one_task else f"{label}\n{run.scenario}"
 
 
