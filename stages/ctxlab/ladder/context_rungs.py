@@ -43,8 +43,10 @@ def _acted_size(stage: int, text: str, root: Path) -> tuple[int, int]:
               {"role": "user", "content": [{"type": "text", "text": text[half:]}]}]
     sent = layer.prepare(second, session) if layer is not None else second
     size = module.estimate_tokens(sent, session.system, session.tools)
-    if hasattr(layer, "ratio") and getattr(layer, "measured", None):  # stage 5's calibration
-        size = round(layer.measured[1] * layer.ratio)
+    calibration = getattr(layer, "calibration", None)
+    if calibration is not None:  # stage 5 decides on its calibrated size (§9.5)
+        size = calibration.size(module.estimate_tokens(sent),
+                                module.estimate_tokens([], session.system, session.tools))
     counted = session.client.messages.count_tokens(
         model=session.model, messages=sent, system=session.system)
     return size, counted.input_tokens

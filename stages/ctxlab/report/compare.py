@@ -7,7 +7,7 @@ baseline keeps everything, on a window large enough to hold it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..runner import KEEP_EVERYTHING, run
@@ -22,15 +22,19 @@ def built_stages() -> list[int]:
 
 
 def compare(scenario: str, *, seed: int = 0,
-            on_run: Callable[[str], None] | None = None) -> list[dict[str, Any]]:
-    """One run summary per built stage, then the keep-everything baseline."""
+            on_run: Callable[[str], None] | None = None,
+            layer_options: Mapping[int, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+    """One run summary per built stage, then the keep-everything baseline;
+    ``layer_options``: stage → its ``make_layer`` options (``--set``)."""
     rows = []
     for stage in [*built_stages(), None]:
         label = KEEP_EVERYTHING if stage is None else f"stage {stage}"
         if on_run:
             on_run(label)
         model = LARGE_WINDOW_MODEL if stage is None else None
-        rows.append(run(stage, scenario, model=model, seed=seed).summary.to_dict())
+        options = (layer_options or {}).get(stage) if stage is not None else None
+        rows.append(run(stage, scenario, model=model, seed=seed,
+                        layer_options=options).summary.to_dict())
     return rows
 
 
