@@ -24,7 +24,7 @@ NO_CACHE = "stages 1–3 send no cache_control: there is no cached prefix to los
 LADDER: tuple[Rung, ...] = (
     Rung("estimate-bias", "§9.5", 5, "chars/4 is far off the API's count on Chinese, code, "
          "JSON and base64 (held-out texts)",
-         {"1": P, "2": P, "3": P, "4": P, "5": P}, c.estimate_bias),
+         {"1": P, "2": P, "3": P, "4": P, "5": H}, c.estimate_bias),
     Rung("overflow", "§9.1", 2, "the whole history outgrows the window: prompt is too long",
          {"1": P, "2": H, "3": H, "4": H, "5": H}, c.overflow),
     Rung("orphan-tool-result", "§9.2", 2, "a cut between tool_use and tool_result: the API "
