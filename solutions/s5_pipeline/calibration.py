@@ -15,8 +15,13 @@ history look several times bigger than it is. So the two are kept apart:
   (reported minus the messages), never scaled, so it follows a changed system prompt or tool
   list exactly.
 
-The size of the request about to be sent is ``ratio × estimate(messages) + unseen``: the last
-reported size plus the estimated growth since.
+The size of the request about to be sent is the last reported size plus the growth since, and
+the growth is calibrated too: between two requests that no layer touched (no count was taken:
+the pipeline counts before it acts) the history only grew, so the second usage minus the first
+is the API's own figure for what was added, and divided by the estimate of the same messages it
+is ``growth``, the ratio of the content arriving now (a session reading base64 or minified code
+learns that kind's cost, one reading prose another). Until two such usages are known, the
+messages' ``ratio`` stands in for it.
 """
 
 from __future__ import annotations
@@ -26,6 +31,10 @@ from typing import Any
 
 from s1_loop import reported_tokens
 
+MIN_GROWTH = 200
+"""Estimated tokens a request must have added for its usage to calibrate the growth: a short
+reply alone is mostly framing and rounding."""
+
 
 @dataclass
 class Calibration:
@@ -34,12 +43,18 @@ class Calibration:
     ratio: float = 1.0  # counted / estimated tokens of the messages (§9.5)
     sent: tuple[Any, float] | None = None  # (usage known when sending, messages' estimate)
     reported: tuple[int, float] | None = None  # (reported size, estimate of its messages)
+    growth: float | None = None  # reported / estimated growth between untouched requests
+    grown: bool = False  # whether the request sent since ``reported`` only added messages
 
     def learn(self, usage: Any) -> None:
         """Take the usage of the last request sent, once it has arrived."""
         if self.sent is not None and usage is not None and usage is not self.sent[0]:
-            self.reported = (reported_tokens(usage), self.sent[1])
-            self.sent = None
+            now = (reported_tokens(usage), self.sent[1])
+            if self.reported is not None and self.grown:
+                added, estimated = now[0] - self.reported[0], now[1] - self.reported[1]
+                if estimated >= MIN_GROWTH and added > 0:
+                    self.growth = added / estimated
+            self.reported, self.sent, self.grown = now, None, True
 
     def unseen(self, fixed: int) -> int:
         """What the last usage held beyond its messages; ``fixed`` (the estimate of the system
@@ -50,10 +65,17 @@ class Calibration:
         return max(0, size - round(self.ratio * messages))
 
     def size(self, estimate: float, fixed: int) -> int:
-        """The request's size from the estimate of its messages."""
+        """The request's size from the estimate of its messages: the last reported size plus
+        the calibrated growth since."""
+        if self.reported is not None and self.growth is not None:
+            size, messages = self.reported
+            if estimate > messages:
+                return size + round(self.growth * (estimate - messages))
         return round(self.ratio * estimate) + self.unseen(fixed)
 
     def counted(self, tokens: int, estimate: float) -> None:
-        """Learn the ratio from the API's count of messages whose estimate is ``estimate``."""
+        """Learn the ratio from the API's count of messages whose estimate is ``estimate``.
+        A count comes before a layer acts: the next usage is not this request grown."""
         if tokens > 0 and estimate > 0:
             self.ratio = tokens / estimate
+        self.grown = False

@@ -73,3 +73,24 @@ def test_the_switch_from_the_command_line(capsys: pytest.CaptureFixture[str]) ->
     assert main(["run", "--stage", "4", "--set", "rebuilt=false"]) == 2
     assert "does not take these options" in capsys.readouterr().err
     assert main(["run", "--keep-everything", "--set", "rebuild=false"]) == 2
+
+
+def test_compare_runs_the_variant_on_the_stages_that_take_the_option(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxlab.report import compare as bill
+
+    given: dict[object, object] = {}
+
+    def spy(stage: int | None, scenario: str, **kwargs: object) -> RunResult:
+        given[stage] = kwargs.get("layer_options")
+        return run(stage, scenario, **kwargs)
+
+    monkeypatch.setattr(bill, "run", spy)
+    assert main(["compare", "--scenario", "bugfix-small", "--set", "rebuild=false",
+                 "--json"]) == 0
+    shown = capsys.readouterr()
+    assert given == {1: None, 2: None, 3: None, 4: {"rebuild": False}, 5: None, None: None}
+    assert [row["stage"] for row in json.loads(shown.out)][:5] == [1, 2, 3, 4, 5]
+    assert "--set rebuild=false: on stage 4" in shown.err
+    assert main(["compare", "--scenario", "bugfix-small", "--set", "rebuilt=false"]) == 2
+    assert "no stage takes rebuilt" in capsys.readouterr().err

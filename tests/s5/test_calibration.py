@@ -98,6 +98,25 @@ def test_the_calibration_keeps_the_unseen_part_apart() -> None:
     assert calibration.size(20_000, fixed=700) == 22_000 + 30_000 - 11_000
 
 
+def test_the_growth_between_untouched_requests_is_calibrated_on_the_usage() -> None:
+    """Content the estimate under-counts (a third of its cost, say base64): the usage of two
+    requests that no layer touched measures what was added, and the next growth is sized at
+    that rate; a count (a layer about to act) breaks the chain for one request."""
+    calibration = Calibration()
+    for estimate, used in ((1_000, 1_500), (2_000, 4_500)):  # + 1,000 estimated, + 3,000 used
+        calibration.sent = (None, estimate)
+        calibration.learn(Usage(input_tokens=used, output_tokens=1))
+    assert calibration.growth == pytest.approx(3.0)
+    assert calibration.size(2_500, fixed=700) == 4_500 + 1_500
+    calibration.counted(9_000, 3_000)  # about to act: the next request may be smaller
+    calibration.sent = (None, 3_000)
+    calibration.learn(Usage(input_tokens=9_500, output_tokens=1))
+    assert calibration.growth == pytest.approx(3.0)  # not learned across the count
+    calibration.sent = (None, 3_100)  # + 100: too little to learn from
+    calibration.learn(Usage(input_tokens=9_900, output_tokens=1))
+    assert calibration.growth == pytest.approx(3.0)
+
+
 def test_a_count_that_fails_leaves_the_estimate(tmp_path) -> None:
     """``count_tokens`` rate-limited: the layer acts on its estimate, at once (no SDK retry
     waits), and still reports what it did."""

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import json
+from typing import Any
 
 from rich.console import Console
 
 from .. import use
-from ..report.compare import bill_markdown, compare, versus_oracle
+from ..report.compare import bill_markdown, built_stages, compare, versus_oracle
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
 from ..view import summary_view
-from .common import UserError, add_layer_options, build_custom, print_json
+from .common import UserError, add_layer_options, build_custom, check_layer_options, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,22 +39,27 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     use(args.impl, None, args.chain)
     options = dict(args.options)
-    if options and args.layer is None:
-        raise UserError("--set on compare sets the options of --layer's factory; "
-                        "add --layer MODULE:FACTORY")
-    if args.layer is not None:
+    status = Console(stderr=True)
+    stage_options: dict[int, dict[str, Any]] = {}
+    if args.layer is not None:  # --set goes to --layer's factory
         build_custom(args.layer, options)
+    elif options:
+        stage_options = _stage_options(options)
+        given = " ".join(f"--set {k}={json.dumps(v)}" for k, v in args.options)
+        taken = ", ".join(str(s) for s in stage_options)
+        status.print(f"{given}: on stage {taken} (the other stages do not take it)",
+                     highlight=False)
     if args.peers:
         from ..peers import INSTALL, missing
 
         if missing():
             raise UserError(f"--peers needs LangChain ({', '.join(missing())} missing): "
                             f"{INSTALL}")
-    status = Console(stderr=True)
     with status.status("running …") as spinner:
         rows = compare(args.scenario, seed=args.seed,
                        on_run=lambda label: spinner.update(f"running {label} …"),
-                       layer=args.layer, layer_options=options, peers=args.peers,
+                       stage_options=stage_options, layer=args.layer,
+                       layer_options=options if args.layer else None, peers=args.peers,
                        oracle=args.oracle)
     if args.json:
         print_json(rows)
@@ -68,3 +75,19 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"stage 5 / oracle: {ratio:.2f}× the oracle's tokens (the oracle reads "
                       "the plan: a bound, not a method)", highlight=False)
     return 0
+
+
+def _stage_options(options: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    """``--set`` options for each stage whose ``make_layer`` takes them all (a variant of
+    that stage runs in its place); one clear line when none does."""
+    taken, why = {}, []
+    for stage in built_stages():
+        try:
+            check_layer_options(stage, options)
+        except UserError as error:
+            why.append(str(error))
+            continue
+        taken[stage] = options
+    if not taken:
+        raise UserError(f"no stage takes {', '.join(sorted(options))}: {why[-1]}")
+    return taken

@@ -18,7 +18,7 @@ from ..tokens import count_messages
 from ..tools import definitions
 from ..workbook.router import FINDER
 from . import runs
-from .core import Cell, Verdict, broken, holds, pitfall
+from .core import NA, Cell, Verdict, broken, holds, pitfall
 from .evidence import PTL, agent, events, pct, rejected
 
 SMALL = "ctxlab-sim-32k"
@@ -169,6 +169,11 @@ def summary_ptl(cell: Cell) -> Verdict:
     size = count_messages(history)
     summaries = [c for c in calls if c[0] == "summary"]
     too_long = [c for c in summaries if c[1] and PTL in c[1]]
+    cut = [e for e in session.events if e["layer"] == "blocking"]
+    if not summaries and cut:  # §8.5: above the blocking mark no model call is made
+        return Verdict(NA, f"a {size:,}-token history was cut locally first (blocking, "
+                           f"{cut[0]['trigger']}): stage {cell.stage} sends no summary "
+                           "request over its blocking mark, so none can be too long")
     if not too_long:
         return broken(f"a {size:,}-token history: no summary request was too long")
     dropped = [e for e in session.events if e["layer"] == "ptl-drop"]

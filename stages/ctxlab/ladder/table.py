@@ -24,7 +24,7 @@ NO_CACHE = "stages 1–3 send no cache_control: there is no cached prefix to los
 LADDER: tuple[Rung, ...] = (
     Rung("estimate-bias", "§9.5", 5, "chars/4 is far off the API's count on Chinese, code, "
          "JSON and base64 (held-out texts)",
-         {"1": P, "2": P, "3": P, "4": P, "5": P}, c.estimate_bias),
+         {"1": P, "2": P, "3": P, "4": P, "5": H}, c.estimate_bias),
     Rung("overflow", "§9.1", 2, "the whole history outgrows the window: prompt is too long",
          {"1": P, "2": H, "3": H, "4": H, "5": H}, c.overflow),
     Rung("orphan-tool-result", "§9.2", 2, "a cut between tool_use and tool_result: the API "
@@ -35,10 +35,11 @@ LADDER: tuple[Rung, ...] = (
          "re-reads and re-runs", {"1": N, "2": P, "3": H, "4": H, "5": H}, c.thrash,
          lacks={1: NO_CUT}),
     Rung("read-exemption-loop", "§6.10", 3, "an offloaded read is read back and offloaded "
-         "again, and again", {"1": N, "2": N, "3:no-read-exemption": P, "3": H},
+         "again, and again", {"1": N, "2": N, "3:no-read-exemption": P, "3": H, "4": H, "5": H},
          c.read_exemption_loop, lacks={1: NO_OFFLOAD, 2: NO_OFFLOAD}),
     Rung("parallel-explosion", "§2.4", 3, "parallel results each under budget overflow the "
-         "window together", {"1": P, "3:no-per-message-budget": P, "3": H, "5": H},
+         "window together",
+         {"1": P, "2": P, "3:no-per-message-budget": P, "3": H, "4": H, "5": H},
          c.parallel_explosion),
     Rung("history-fills-window", "§14 stage 3", 4, "many small turns fill the window: "
          "offload cannot help with history", {"1": N, "2": N, "3": P, "4": H, "5": H},
@@ -46,7 +47,7 @@ LADDER: tuple[Rung, ...] = (
          lacks={1: "no offload: the overflow is rung overflow's",
                 2: "stage 2 truncates history: the fill is rung thrash's trade-off"}),
     Rung("summary-ptl", "§9.1", 4, "the summary request itself is too long",
-         {"1": N, "2": N, "3": N, "4:no-ptl-retry": P, "4": H}, s.summary_ptl,
+         {"1": N, "2": N, "3": N, "4:no-ptl-retry": P, "4": H, "5": N}, s.summary_ptl,
          lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
     Rung("summary-loses-constraint", "§12.3", 4, "a fluent free-form summary drops the "
          "user's rule and the agent breaks it",
@@ -57,7 +58,7 @@ LADDER: tuple[Rung, ...] = (
          {"1": N, "2": N, "3": N, "4:no-rebuild": P, "4:no-mtime-notes": P, "4": H, "5": H},
          s.forgets_files, lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
     Rung("failure-storm", "§9.4", 4, "a failing summarizer is called again on every turn",
-         {"1": N, "2": N, "3": N, "4:no-breaker": P, "4": H}, s.failure_storm,
+         {"1": N, "2": N, "3": N, "4:no-breaker": P, "4": H, "5": H}, s.failure_storm,
          lacks=dict.fromkeys((1, 2, 3), NO_SUMMARY)),
     Rung("cache-collapse-at-compaction", "§6.5", 5, "every summary rewrites the cached "
          "prefix: the next request reads nothing", {"1": N, "2": N, "3": N, "4": P, "5": H},

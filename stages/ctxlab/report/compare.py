@@ -7,7 +7,7 @@ baseline keeps everything, on a window large enough to hold it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..runner import KEEP_EVERYTHING, run
@@ -24,17 +24,21 @@ def built_stages() -> list[int]:
 
 
 def compare(scenario: str, *, seed: int = 0, on_run: Callable[[str], None] | None = None,
+            stage_options: Mapping[int, dict[str, Any]] | None = None,
             layer: str | None = None, layer_options: dict[str, Any] | None = None,
             peers: bool = False, oracle: bool = False) -> list[dict[str, Any]]:
     """One run summary per built stage, then the keep-everything baseline; then ``layer``
-    (``MODULE:FACTORY``), every peer (``ctxlab.peers``) and the oracle when asked."""
+    (``MODULE:FACTORY``), every peer (``ctxlab.peers``) and the oracle when asked.
+    ``stage_options``: stage → its ``make_layer`` options (``--set`` without ``--layer``)."""
     rows = []
     for stage in [*built_stages(), None]:
         label = KEEP_EVERYTHING if stage is None else f"stage {stage}"
         if on_run:
             on_run(label)
         model = LARGE_WINDOW_MODEL if stage is None else None
-        rows.append(run(stage, scenario, model=model, seed=seed).summary.to_dict())
+        options = (stage_options or {}).get(stage) if stage is not None else None
+        rows.append(run(stage, scenario, model=model, seed=seed,
+                        layer_options=options).summary.to_dict())
     if layer is not None:
         if on_run:
             on_run(layer)
