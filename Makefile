@@ -19,9 +19,9 @@ demo: $(STAMP)
 	@$(BIN)/ctxlab run --stage 5 --scenario long-task
 	@$(BIN)/ctxlab compare --scenario long-task
 
-test: $(STAMP)
+test: $(STAMP)  # one pytest-xdist worker per core, a module's tests on one worker (tests/conftest.py)
 	@$(BIN)/ruff check --quiet .
-	@$(BIN)/python -m pytest -q
+	@$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
 reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
 	@CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q

@@ -188,7 +188,7 @@ def test_peak_memory_is_reported_in_megabytes() -> None:
 def test_cli_json_has_ratios_per_size_and_the_exponent(capsys: pytest.CaptureFixture[str]
                                                        ) -> None:
     status = cli.main(["bench", "--sizes", "5K,8K", "--turns", "1", "--stages", "none",
-                       "--json"])
+                       "--replays", "4,8", "--json"])
     data = json.loads(capsys.readouterr().out)
     assert status == (0 if data["ok"] else 1)
     assert set(data["overhead_ratio"]) == {str(s) for s in TINY}
@@ -196,6 +196,8 @@ def test_cli_json_has_ratios_per_size_and_the_exponent(capsys: pytest.CaptureFix
     assert [p["target"] for p in data["sizes"]] == list(TINY)
     assert all(p["tokens"] <= p["target"] and p["no_compaction"] for p in data["sizes"])
     assert data["runs"] == [] and data["setup"]["turns_per_size"] == 1
+    assert [r["requests"] for r in data["replays"]["sessions"]] == [4, 8]
+    assert data["targets"][3]["value"] == data["replays"]["exponent"]
 
 
 @pytest.mark.parametrize(("text", "sizes"), [("10K,50k,200K,1M", [10_000, 50_000, 200_000,
@@ -208,7 +210,8 @@ def test_sizes_are_parsed_with_suffixes(text: str, sizes: list[int]) -> None:
 
 
 @pytest.mark.parametrize("argv", [["--sizes", "ten"], ["--sizes", "4K"], ["--stages", "7"],
-                                  ["--scenario", "no-such-scenario"]])
+                                  ["--scenario", "no-such-scenario"], ["--replays", "ten"],
+                                  ["--replays", "500"], ["--replays", "1,8"]])
 def test_bad_options_are_user_errors(argv: list[str], capsys: pytest.CaptureFixture[str]
                                      ) -> None:
     try:

@@ -66,7 +66,8 @@ def execute(path: Path) -> tuple[nbformat.NotebookNode, float]:
     return nb, time.monotonic() - started
 
 
-@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=pytest.mark.xdist_group(
+    p.stem)) for p in PATHS])  # each notebook may run on its own worker (tests/conftest.py)
 def test_runs_headless(path: Path) -> None:
     nb, elapsed = execute(path)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]

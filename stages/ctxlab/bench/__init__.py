@@ -56,4 +56,4 @@ def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int 
     return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns, replays=replays)
 
 
-__all__ = ["SCENARIO", "SIZES", "STAGES", "TURNS", "run_bench", "show"]
+__all__ = ["REQUESTS", "SCENARIO", "SIZES", "STAGES", "TURNS", "run_bench", "show"]

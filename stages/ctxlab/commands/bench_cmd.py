@@ -6,7 +6,7 @@ import argparse
 
 from rich.console import Console
 
-from ..bench import SIZES, STAGES, TURNS, run_bench, show
+from ..bench import REQUESTS, SIZES, STAGES, TURNS, run_bench, show
 from ..bench.turns import MODEL
 from ..scenarios import ScenarioError, load
 from .common import UserError, positive_int, print_json
@@ -49,6 +49,20 @@ def _stages(text: str) -> list[int]:
     return stages
 
 
+def _replays(text: str) -> list[int]:
+    """``250,500,1000,2000`` or ``none`` → session lengths in requests."""
+    if text.strip().lower() == "none":
+        return []
+    try:
+        lengths = [int(part.strip().replace("_", "")) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a list of request counts: {text!r}") from None
+    if not all(n >= 2 for n in lengths) or len(set(lengths)) < 2:
+        raise argparse.ArgumentTypeError("give two or more distinct lengths of 2 requests or "
+                                         "more (the growth is fitted across them), or none")
+    return lengths
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "bench", help="measure the context layer's per-turn cost against a full tokenization",
@@ -64,6 +78,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="stages for the whole runs: 1-5, 2,5 or none (default 1-5)")
     parser.add_argument("--scenario", default="long-task",
                         help="scenario of the whole runs (default long-task)")
+    parser.add_argument("--replays", type=_replays, default=list(REQUESTS),
+                        help="lengths in requests of the synthetic sessions replayed, or none "
+                             f"(default {','.join(map(str, REQUESTS))})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(run=run)
@@ -78,7 +95,8 @@ def run(args: argparse.Namespace) -> int:
     status = Console(stderr=True)
     with status.status(f"benchmarking ({MODEL}) …") as spinner:
         report = run_bench(args.sizes, stages=args.stages, scenario=args.scenario,
-                           turns=max(1, args.turns), seed=args.seed, progress=spinner.update)
+                           turns=max(1, args.turns), seed=args.seed,
+                           replay_requests=args.replays, progress=spinner.update)
     if args.json:
         print_json(report)
     else:
