@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 
 from . import vocab
 
@@ -96,9 +97,12 @@ KINDS: dict[str, Chunks] = {
 PLACES = ("head", "middle", "tail")
 
 
+@lru_cache(maxsize=64)
 def text(kind: str, chars: int, seed: str, markers: tuple[str, ...] = (),
          place: str = "middle") -> str:
-    """At most ``chars`` characters of ``kind`` from ``seed``, with each marker on its own line."""
+    """At most ``chars`` characters of ``kind`` from ``seed``, with each marker on its own line.
+
+    Pure, so remembered: every run of a scenario writes the same files, generated once."""
     python = kind.startswith("python")
     lines = [f"# {m}\n" if python else f"{m}\n" for m in markers]
     budget = chars - sum(len(line) for line in lines)
