@@ -1,7 +1,39 @@
 """Test-suite root. The workbook plugin (``--impl``, ``--stage``, ``--chain``, exercise and
 pitfall marks) is loaded for every run by ``addopts`` in pyproject.toml."""
 
+import os
+import shutil
+import tempfile
+
 import pytest
+
+from ctxlab import runcache
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """One folder of shared runs for the session (``ctxlab.runcache``), made before the
+    pytest-xdist workers start so that they, and the notebooks' kernels, inherit it. A session
+    started inside another (``ctxlab grade`` in a test) uses its parent's."""
+    if hasattr(config, "workerinput") or os.environ.get(runcache.ENV):
+        return
+    folder = tempfile.mkdtemp(prefix="ctxlab-runs-")
+    os.environ[runcache.ENV] = folder
+    config._ctxlab_runs = folder  # type: ignore[attr-defined]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = getattr(config, "_ctxlab_runs", None)
+    if folder is not None:
+        os.environ.pop(runcache.ENV, None)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_runs_when_patched(request: pytest.FixtureRequest) -> None:
+    """A test that patches code, or watches logs and output, computes its runs itself: a
+    shared run was computed without the patch and printed nothing here."""
+    if {"monkeypatch", "caplog", "capsys", "capfd", "recwarn"} & set(request.fixturenames):
+        request.getfixturevalue("monkeypatch").delenv(runcache.ENV, raising=False)
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -37,6 +37,7 @@ object in its place.
 
 from __future__ import annotations
 
+import functools
 from array import array
 from collections.abc import Callable
 from itertools import accumulate
@@ -70,15 +71,16 @@ def incremental(layer: L) -> L:
 
     prepared = Prepared(layer.apply_decisions, layer.estimate, layer.mark,
                         share=message_tokens, total=request_tokens)
-    observe = layer.observe
-
-    def observe_new(messages: Messages, session: Any) -> None:
-        """The file log notes each tool call once: last turn's messages were noted then."""
-        observe(prepared.new(messages), session)
-
     layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
-        prepared.apply, observe_new, prepared.estimate, prepared.mark)
+        prepared.apply, functools.partial(_observe_new, layer.observe, prepared),
+        prepared.estimate, prepared.mark)
     return layer
+
+
+def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
+                 messages: Messages, session: Any) -> None:
+    """The file log notes each tool call once: last turn's messages were noted then."""
+    observe(prepared.new(messages), session)
 
 
 class Prepared:

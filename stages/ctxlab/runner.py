@@ -32,7 +32,7 @@ from typing import Any
 
 import anthropic
 
-from . import custom, dynamic, scenarios
+from . import custom, dynamic, runcache, scenarios
 from .brain import Brain
 from .journal import Journal, ResumePoint, begin, resumable
 from .loss import LossManifest, Tracker, verify
@@ -162,6 +162,7 @@ def _client(sim: Simulator, live: bool) -> anthropic.Anthropic:
     return anthropic.Anthropic()
 
 
+@runcache.shared
 def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int = 0,
         max_turns: int | None = None, live: bool = False,
         on_record: Callable[[TurnRecord], None] | None = None,
@@ -184,6 +185,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     ``LIVE_ALLOWED_PROGRAMS``, and any other only when ``confirm_command(argv)`` agrees.
     ``export_log``: also write the conversation to this file as a Claude Code session log
     (``ClaudeCodeLog``), for ``ctxlab calibrate`` and ``ctxlab replay``.
+
+    With ``$CTXLAB_RUN_CACHE`` set (``make test`` does), a run its arguments determine is
+    computed once and shared between processes (``ctxlab.runcache``).
     """
     plan = scenarios.load(scenario)
     model = model or plan.model

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from .. import runner
+from .. import runcache, runner
 
 
 def whole_runs(stages: Iterable[int], scenario: str, *, seed: int = 0) -> list[dict[str, Any]]:
@@ -20,7 +20,8 @@ def whole_runs(stages: Iterable[int], scenario: str, *, seed: int = 0) -> list[d
     rows = []
     for stage in stages:
         start = time.perf_counter()
-        result = runner.run(stage, scenario, seed=seed)
+        with runcache.computed():
+            result = runner.run(stage, scenario, seed=seed)
         rows.append({"stage": stage, "scenario": scenario,
                      "seconds": time.perf_counter() - start, "requests": len(result.records),
                      "turns": result.summary.turns, "success": result.summary.success})

@@ -1,0 +1,155 @@
+"""Identical runs computed once, across processes: the test suite's shared runs (DESIGN §6).
+
+A run of the offline bench is a function of its arguments: the simulated model is seeded and
+its clock simulated. So when ``$CTXLAB_RUN_CACHE`` names a folder, ``runner.run`` keeps each
+run it computes there and hands the same run, asked for again by another test, another
+pytest-xdist worker or a notebook's kernel, back from the folder instead of running it again.
+``make test`` sets the folder for one session (``tests/conftest.py``) and deletes it after;
+nothing else does, and without the variable every run is computed, as it is inside
+``computed()`` (the bench times runs).
+
+Only a run its arguments fully determine is shared: the reference or the workbook as
+selected (``ctxlab.use``), a stage or none, a scenario, a model, a seed, a turn limit, layer
+and brain options given as plain data. A run given a prepared simulator, a layer object, a
+callback, a kept workspace, an exported log, the API's own edits or the live API is always
+computed. The key holds a digest of every source and fixture file the run can read (the
+``ctxlab`` package, both implementations, ``fixtures/``), so an edit anywhere starts afresh.
+
+A shared run is its ``RunResult`` as the first process finished it, but for ``session``
+(the API client it talked through), which is None. Writes go to a temporary file renamed into
+place, and a process computing a run holds a lock on it, so another one asking for the same
+run waits for it instead of running it twice.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import hashlib
+import inspect
+import json
+import os
+import pickle
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from .workbook.layout import impl_root, repo_root
+from .workbook.router import FINDER
+
+ENV = "CTXLAB_RUN_CACHE"
+PLAIN = frozenset({"stage", "scenario", "model", "seed", "max_turns", "layer_options",
+                   "brain_options", "label"})  # what may vary between shared runs
+DEFAULTS = {"live": False, "resume": False}  # the rest must be these, or None
+
+F = TypeVar("F", bound=Callable[..., Any])
+_computing = [0]  # how many ``computed()`` blocks are open
+
+
+def shared(run: F) -> F:
+    """``run``, its results shared through ``$CTXLAB_RUN_CACHE`` when that is set."""
+    signature = inspect.signature(run)
+
+    @functools.wraps(run)
+    def sharing(*args: Any, **kwargs: Any) -> Any:
+        folder = os.environ.get(ENV)
+        if not folder or _computing[0]:
+            return run(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        name = key(bound.arguments)
+        if name is None:
+            return run(*args, **kwargs)
+        path = Path(folder) / f"{name}.pickle"
+        with _locked(path.with_suffix(".lock")):
+            found = _load(path)
+            if found is not None:
+                return found
+            result = run(*args, **kwargs)
+            _store(path, dataclasses.replace(result, session=None))
+            return result
+
+    return sharing  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def computed() -> Iterator[None]:
+    """Within this block every run is computed: a timing must not read a shared run."""
+    _computing[0] += 1
+    try:
+        yield
+    finally:
+        _computing[0] -= 1
+
+
+def key(arguments: dict[str, Any]) -> str | None:
+    """The run's name in the folder, or None when its arguments do not determine it."""
+    for name, value in arguments.items():
+        if name not in PLAIN and value != DEFAULTS.get(name):
+            return None
+    try:
+        described = json.dumps([fingerprint(), dataclasses.astuple(FINDER.selection),
+                                sorted(arguments.items())], sort_keys=True)
+    except (TypeError, ValueError):  # options that are not plain data
+        return None
+    return hashlib.sha256(described.encode()).hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _digest(*roots: Path) -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for root in roots:
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts \
+                    and ".egg-info" not in path.parent.name:
+                digest.update(str(path.relative_to(root)).encode() + b"\0")
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def fingerprint() -> str:
+    """A digest of every file a run can read: this package, both implementations, fixtures."""
+    roots = [Path(__file__).resolve().parent, impl_root("solutions"), impl_root("stages"),
+             repo_root() / "fixtures"]
+    return _digest(*sorted({root for root in roots  # a root inside another is hashed with it
+                            if not any(root != other and root.is_relative_to(other)
+                                       for other in roots)}))
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """Hold an exclusive lock on ``path`` (where ``fcntl`` exists; elsewhere no lock)."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: two processes may compute the same run; both are right
+        yield
+        return
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _load(path: Path) -> Any:
+    try:
+        with open(path, "rb") as handle:
+            return pickle.load(handle)
+    except FileNotFoundError:
+        return None
+
+
+def _store(path: Path, result: Any) -> None:
+    """Write ``result`` whole or not at all; a result that cannot be pickled is not kept."""
+    try:
+        data = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return
+    handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".part")
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.replace(temporary, path)

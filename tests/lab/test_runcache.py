@@ -1,0 +1,83 @@
+"""Identical runs shared between processes (``ctxlab.runcache``): a shared run is the run,
+only runs their arguments determine are shared, and an edit to any source starts afresh."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxlab import runcache, runner
+from ctxlab.sim import Simulator
+
+CHILD = """
+import sys
+from ctxlab import runner
+result = runner.run(2, "bugfix-small")
+print(result.session is None, result.summary.tokens_per_task)
+"""
+
+
+def _shared_in(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.pickle"))
+
+
+def test_another_process_gets_the_run_this_one_computed(tmp_path: Path) -> None:
+    env = {**os.environ, runcache.ENV: str(tmp_path)}
+    children = [subprocess.run([sys.executable, "-c", CHILD], env=env, text=True,
+                               capture_output=True) for _ in range(2)]
+    assert [child.returncode for child in children] == [0, 0], children[0].stderr[-2000:]
+    first, second = (child.stdout.split() for child in children)
+    assert first[0] == "False" and second[0] == "True"  # computed, then read back
+    assert first[1] == second[1]
+    assert len(_shared_in(tmp_path)) == 1
+
+
+def test_a_shared_run_equals_a_computed_one(tmp_path: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    computed = runner.run(5, "bugfix-small")
+    shared = runner.run(5, "bugfix-small")
+    monkeypatch.delenv(runcache.ENV)
+    fresh = runner.run(5, "bugfix-small")
+    assert shared is not computed and shared.session is None
+    for run in (computed, shared):
+        assert run.summary == fresh.summary
+        assert run.records == fresh.records and run.messages == fresh.messages
+        assert run.loss == fresh.loss and run.problems == fresh.problems
+    assert type(shared.layer) is type(fresh.layer)
+
+
+@pytest.mark.parametrize("extra", [
+    {"simulator": Simulator()}, {"on_record": print}, {"layer_options": {"f": print}},
+    {"workspace": "kept"}, {"live": True}, {"export_log": "log.jsonl"},
+], ids=lambda extra: next(iter(extra)))
+def test_only_runs_their_arguments_determine_are_shared(extra: dict) -> None:
+    assert runcache.key({"stage": 1, "scenario": "bugfix-small", **extra}) is None
+
+
+def test_the_key_names_the_implementation_and_every_plain_argument() -> None:
+    base = {"stage": 1, "scenario": "bugfix-small", "seed": 0, "live": False}
+    keys = {runcache.key(base), runcache.key({**base, "seed": 1}),
+            runcache.key({**base, "layer_options": {"ratio": 0.5}})}
+    assert len(keys) == 3 and None not in keys
+
+
+def test_an_edited_source_file_changes_the_key(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("x = 1\n")
+    before = runcache._digest(tmp_path)
+    (tmp_path / "a.py").write_text("x = 2\n")
+    runcache._digest.cache_clear()
+    assert runcache._digest(tmp_path) != before
+
+
+def test_inside_computed_a_run_is_never_read_back(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    runner.run(1, "bugfix-small")
+    with runcache.computed():
+        again = runner.run(1, "bugfix-small")
+    assert again.session is not None and len(_shared_in(tmp_path)) == 1
