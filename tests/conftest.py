@@ -44,3 +44,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+
+
+_ungrouped: list[str] = []  # a test a worker named without its group
+
+
+def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
+    """Grouping is checked where it shows: a worker names a grouped test ``id@group``.
+    Without that suffix the groups are silently ignored (pytest-xdist issue 1386, pytest 9.2)
+    and ``make test`` builds each module's fixtures once per worker."""
+    config = node.config  # type: ignore[attr-defined]
+    if config.getvalue("dist") == "loadgroup" and ids and "@" not in ids[0]:
+        _ungrouped[:] = ids[:1]
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _ungrouped:
+        for line in ("warning: pytest-xdist ignored the xdist_group marks with this pytest",
+                     "(pytest-xdist issue 1386): install the pytest pyproject.toml names"):
+            terminalreporter.write_line(line, yellow=True)
