@@ -51,6 +51,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 _ungrouped: list[str] = []  # a test a worker named without its group
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist's, absent without it
 def pytest_xdist_node_collection_finished(node: object, ids: list[str]) -> None:
     """Grouping is checked where it shows: a worker names a grouped test ``id@group``.
     Without that suffix the groups are silently ignored (pytest-xdist issue 1386, pytest 9.2)
