@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .workbook.layout import impl_root, repo_root
+from .workbook.layout import BY_PACKAGE, impl_root, repo_root
 from .workbook.router import FINDER
 
 ENV = "CTXLAB_RUN_CACHE"
@@ -91,11 +91,17 @@ def key(arguments: dict[str, Any]) -> str | None:
         if name not in PLAIN and value != DEFAULTS.get(name):
             return None
     try:
-        described = json.dumps([fingerprint(), dataclasses.astuple(FINDER.selection),
-                                sorted(arguments.items())], sort_keys=True)
+        described = json.dumps([fingerprint(), sources(), sorted(arguments.items())],
+                               sort_keys=True)
     except (TypeError, ValueError):  # options that are not plain data
         return None
     return hashlib.sha256(described.encode()).hexdigest()
+
+
+def sources() -> list[str]:
+    """Where each stage package is loaded from now (``ctxlab.use``): two selections that load
+    the same packages (the reference, whichever stage is named) run the same."""
+    return [FINDER.selection.source(package) for package in sorted(BY_PACKAGE)]
 
 
 @functools.lru_cache(maxsize=8)

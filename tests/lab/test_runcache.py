@@ -12,6 +12,7 @@ import pytest
 
 from ctxlab import runcache, runner
 from ctxlab.sim import Simulator
+from ctxlab.workbook.router import FINDER, Selection
 
 CHILD = """
 import sys
@@ -81,3 +82,17 @@ def test_inside_computed_a_run_is_never_read_back(tmp_path: Path,
     with runcache.computed():
         again = runner.run(1, "bugfix-small")
     assert again.session is not None and len(_shared_in(tmp_path)) == 1
+
+
+def test_selections_that_load_the_same_packages_share_their_runs() -> None:
+    base = {"stage": 1, "scenario": "bugfix-small"}
+    before = FINDER.selection
+    try:
+        keys = []
+        for selection in (Selection("solutions"), Selection("solutions", 5),
+                          Selection("stages", 2), Selection("stages", 5)):
+            FINDER.selection = selection
+            keys.append(runcache.key(base))
+    finally:
+        FINDER.selection = before
+    assert keys[0] == keys[1] != keys[2] != keys[3] != keys[0]
