@@ -10,10 +10,11 @@ nothing else does, and without the variable every run is computed, as it is insi
 
 Only a run its arguments fully determine is shared: the reference or the workbook as
 selected (``ctxlab.use``), a stage or none, a scenario, a model, a seed, a turn limit, layer
-and brain options given as plain data. A run given a prepared simulator, a layer object, a
-callback, a kept workspace, an exported log, the API's own edits or the live API is always
-computed. The key holds a digest of every source and fixture file the run can read (the
-``ctxlab`` package, both implementations, ``fixtures/``), so an edit anywhere starts afresh.
+and brain options given as plain data, the API's own edits (``ServerEdits``), and a layer
+named ``MODULE:FACTORY`` whose file is one of those the key digests: every source and fixture
+file a run can read (the ``ctxlab`` package, both implementations, ``fixtures/``), so an edit
+anywhere starts afresh. A run given a prepared simulator, a layer object, a callback, a kept
+workspace, an exported log or the live API is always computed.
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
 (the API client it talked through), which is None. Writes go to a temporary file renamed into
@@ -27,6 +28,7 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
+import importlib.util
 import inspect
 import json
 import os
@@ -37,12 +39,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .server_edits import ServerEdits
 from .workbook.layout import BY_PACKAGE, impl_root, repo_root
 from .workbook.router import FINDER
 
 ENV = "CTXLAB_RUN_CACHE"
 PLAIN = frozenset({"stage", "scenario", "model", "seed", "max_turns", "layer_options",
-                   "brain_options", "label"})  # what may vary between shared runs
+                   "brain_options", "label", "layer", "server"})  # may vary between shared runs
 DEFAULTS = {"live": False, "resume": False}  # the rest must be these, or None
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -87,6 +90,11 @@ def computed() -> Iterator[None]:
 
 def key(arguments: dict[str, Any]) -> str | None:
     """The run's name in the folder, or None when its arguments do not determine it."""
+    arguments = dict(arguments)
+    if isinstance(arguments.get("server"), ServerEdits):
+        arguments["server"] = list(arguments["server"].edits)
+    if isinstance(arguments.get("layer"), str) and not _ours(arguments["layer"]):
+        return None
     for name, value in arguments.items():
         if name not in PLAIN and value != DEFAULTS.get(name):
             return None
@@ -116,13 +124,31 @@ def _digest(*roots: Path) -> str:
     return digest.hexdigest()
 
 
-def fingerprint() -> str:
-    """A digest of every file a run can read: this package, both implementations, fixtures."""
+def _roots() -> list[Path]:
     roots = [Path(__file__).resolve().parent, impl_root("solutions"), impl_root("stages"),
              repo_root() / "fixtures"]
-    return _digest(*sorted({root for root in roots  # a root inside another is hashed with it
-                            if not any(root != other and root.is_relative_to(other)
-                                       for other in roots)}))
+    return sorted({root for root in roots  # a root inside another is hashed with it
+                   if not any(root != other and root.is_relative_to(other) for other in roots)})
+
+
+def fingerprint() -> str:
+    """A digest of every file a run can read: this package, both implementations, fixtures."""
+    return _digest(*_roots())
+
+
+def _ours(spec: str) -> bool:
+    """Whether the layer ``MODULE:FACTORY`` is a file the fingerprint covers (a learner's own
+    file elsewhere may change between two runs of one session: its runs are computed)."""
+    name = spec.rpartition(":")[0]
+    try:
+        if name.endswith(".py") or "/" in name or "\\" in name:
+            origin = Path(name).resolve()
+        else:
+            found = importlib.util.find_spec(name)
+            origin = Path(found.origin).resolve() if found and found.origin else None
+    except (ImportError, ValueError):
+        return False
+    return origin is not None and any(origin.is_relative_to(root) for root in _roots())
 
 
 @contextlib.contextmanager

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from ctxlab import runcache, runner
+from ctxlab.server_edits import CLEAR, ServerEdits
 from ctxlab.sim import Simulator
 from ctxlab.workbook.router import FINDER, Selection
 
@@ -54,7 +55,7 @@ def test_a_shared_run_equals_a_computed_one(tmp_path: Path,
 
 @pytest.mark.parametrize("extra", [
     {"simulator": Simulator()}, {"on_record": print}, {"layer_options": {"f": print}},
-    {"workspace": "kept"}, {"live": True}, {"export_log": "log.jsonl"},
+    {"workspace": "kept"}, {"live": True}, {"export_log": "log.jsonl"}, {"layer": object()},
 ], ids=lambda extra: next(iter(extra)))
 def test_only_runs_their_arguments_determine_are_shared(extra: dict) -> None:
     assert runcache.key({"stage": 1, "scenario": "bugfix-small", **extra}) is None
@@ -96,3 +97,15 @@ def test_selections_that_load_the_same_packages_share_their_runs() -> None:
     finally:
         FINDER.selection = before
     assert keys[0] == keys[1] != keys[2] != keys[3] != keys[0]
+
+
+def test_a_layer_named_by_a_file_the_key_digests_is_shared_and_no_other(tmp_path: Path) -> None:
+    base = {"stage": None, "scenario": "bugfix-small"}
+    own = tmp_path / "mine.py"
+    own.write_text("def make():\n    return None\n", encoding="utf-8")
+    assert runcache.key({**base, "layer": "ctxlab.beyond.layers:CacheOnly"}) is not None
+    assert runcache.key({**base, "layer": "s5_pipeline:make_layer"}) is not None
+    assert runcache.key({**base, "layer": f"{own}:make"}) is None  # may change in a session
+    assert runcache.key({**base, "layer": "no_such_module:make"}) is None
+    edits = [runcache.key({**base, "server": ServerEdits(e)}) for e in ((), ({"type": CLEAR},))]
+    assert None not in edits and edits[0] != edits[1]

@@ -8,6 +8,7 @@ the server-side variants are billed with the same prompt caching as stage 5 itse
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 from ..runner import load_stage
@@ -20,8 +21,12 @@ class CacheOnly:
     """No context management at all; stage 5's cache breakpoints only (§6.3–6.4)."""
 
     def __init__(self) -> None:
-        self.zones = load_stage(5)
         self.zoned = False
+
+    @property
+    def zones(self) -> ModuleType:
+        """Stage 5's package, whose cache zones this layer uses."""
+        return load_stage(5)
 
     def prepare(self, messages: Messages, session: Session) -> Messages:
         if not self.zoned:

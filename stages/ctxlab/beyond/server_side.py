@@ -27,10 +27,9 @@ from typing import Any
 
 from .. import models
 from ..report.compare import LARGE_WINDOW_MODEL
-from ..runner import load_stage, run
+from ..runner import run
 from ..server_edits import CLEAR, COMPACT, ServerEdits
 from ..telemetry import TurnRecord
-from .layers import CacheOnly
 
 CLEAR_DEFAULTS: dict[str, Any] = {"type": CLEAR}
 CLEAR_TUNED: dict[str, Any] = {"type": CLEAR, "keep": {"type": "tool_uses", "value": 5},
@@ -79,8 +78,9 @@ def repriced(records: list[TurnRecord], model: str) -> float:
                                write_1h=r.cache_write_1h) for r in records)
 
 
-def _layer(client: str) -> Any:
-    return load_stage(5).make_layer() if client == "stage 5" else CacheOnly()
+def _layer(client: str) -> str:
+    """The client's layer as ``MODULE:FACTORY``: plain data, so its runs can be shared."""
+    return "s5_pipeline:make_layer" if client == "stage 5" else "ctxlab.beyond.layers:CacheOnly"
 
 
 def run_variant(variant: Variant, scenario: str, model: str, seed: int = 0) -> dict[str, Any]:
