@@ -14,6 +14,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """One folder of shared runs for the session (``ctxlab.runcache``), made before the
     pytest-xdist workers start so that they, and the notebooks' kernels, inherit it. A session
     started inside another (``ctxlab grade`` in a test) uses its parent's."""
+    config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's (a no-op without it)")
     if hasattr(config, "workerinput") or os.environ.get(runcache.ENV):
         return
     folder = tempfile.mkdtemp(prefix="ctxlab-runs-")

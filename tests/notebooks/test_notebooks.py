@@ -66,8 +66,11 @@ def execute(path: Path) -> tuple[nbformat.NotebookNode, float]:
     return nb, time.monotonic() - started
 
 
+# Each notebook may run on its own worker (tests/conftest.py). pytest-xdist starts modules of
+# many tests first, so the notebooks find those modules' runs shared (ctxlab.runcache); among
+# the notebooks, the largest first, so that the last one to start is a short one.
 @pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=pytest.mark.xdist_group(
-    p.stem)) for p in PATHS])  # each notebook may run on its own worker (tests/conftest.py)
+    p.stem)) for p in sorted(PATHS, key=lambda p: -p.stat().st_size)])
 def test_runs_headless(path: Path) -> None:
     nb, elapsed = execute(path)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
