@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test reliability variants clients peers lab lint clean
+.PHONY: demo test reliability clients peers lab lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -25,9 +25,6 @@ test: $(STAMP)  # one pytest-xdist worker per core, a module's tests on one work
 
 reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
 	@CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
-
-variants: $(STAMP)  # notebook 01 on another correct stage-1 loop (one that copies its list)
-	@CTXLAB_NOTEBOOK_VARIANTS=1 $(BIN)/python -m pytest tests/notebooks/test_notebook_variants.py -q
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'

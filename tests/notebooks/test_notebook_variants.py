@@ -1,9 +1,6 @@
 """Notebook 01 runs on any stage-1 loop that passes the graded tests, not only on the
 reference: here on a loop that never changes the list it is given (it works on a copy and
 builds new lists), which once drew a wrong chart and crashed the self-check.
-
-A whole notebook run costs about 30 s, too much for ``make test``; ``make variants`` runs it
-(``CTXLAB_NOTEBOOK_VARIANTS=1``).
 """
 
 from __future__ import annotations
@@ -21,9 +18,6 @@ from test_notebooks import NOTEBOOKS, execute
 from ctxlab import runner, use
 from ctxlab.workbook.layout import impl_root, repo_root
 from ctxlab.workbook.router import FINDER
-
-pytestmark = pytest.mark.skipif(not os.environ.get("CTXLAB_NOTEBOOK_VARIANTS"),
-                                reason="a whole notebook run: `make variants` runs it")
 
 APPEND = re.compile(r"^(\s*)messages\.append\((.*)\)$", flags=re.M)
 

@@ -173,13 +173,13 @@ class Simulator:
                                "output_tokens": count_text(summary)})
             prefix.append(compaction.compacted(req, summary))
             rendered = render.render(req)
-        digest = _view(req).digest
+        view = _view(req)
+        digest = view.digest
         msg_id = output.message_id(digest)
         paused = bool(prefix) and compact is not None and compact["pause"]  # R34
         if paused or req.max_tokens == 0 or (fault is not None and fault.kind == "empty"):
             reply = Reply([], "compaction" if paused else None)
         else:
-            view = _view(req)
             reply = choice.honour(view, self.responder.respond(view),
                                   tool_choice=not self.ignore_tool_choice)
         reply, stopped_at = output.stop_at(reply, options.stop_sequences(req.body))

@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 from .instance import instance
@@ -33,7 +34,7 @@ class ModelView:
     max_tokens: int
     body: dict[str, Any] = field(repr=False, default_factory=dict)
 
-    @property
+    @cached_property  # the view is never changed: the simulator and the brain both ask
     def digest(self) -> str:
         """A stable hash of everything visible, for seeding deterministic choices.
 
