@@ -17,7 +17,8 @@ anywhere starts afresh. A run given a prepared simulator, a layer object, a call
 workspace, an exported log or the live API is always computed.
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
-(the API client it talked through), which is None. Writes go to a temporary file renamed into
+(the API client it talked through), which is None. ``remembered`` shares any other work the
+same way under a name of its caller's (the ladder's runs, ``ctxlab.ladder.runs``). Writes go to a temporary file renamed into
 place, and a process computing a run holds a lock on it, so another one asking for the same
 run waits for it instead of running it twice.
 """
@@ -49,6 +50,7 @@ PLAIN = frozenset({"stage", "scenario", "model", "seed", "max_turns", "layer_opt
 DEFAULTS = {"live": False, "resume": False}  # the rest must be these, or None
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 _computing = [0]  # how many ``computed()`` blocks are open
 
 
@@ -58,24 +60,35 @@ def shared(run: F) -> F:
 
     @functools.wraps(run)
     def sharing(*args: Any, **kwargs: Any) -> Any:
-        folder = os.environ.get(ENV)
-        if not folder or _computing[0]:
+        if not os.environ.get(ENV) or _computing[0]:
             return run(*args, **kwargs)
         bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        name = key(bound.arguments)
-        if name is None:
+        described = _plain(bound.arguments)
+        if described is None:
             return run(*args, **kwargs)
-        path = Path(folder) / f"{name}.pickle"
-        with _locked(path.with_suffix(".lock")):
-            found = _load(path)
-            if found is not None:
-                return found
-            result = run(*args, **kwargs)
-            _store(path, dataclasses.replace(result, session=None))
-            return result
+        return remembered(["run", described], lambda: run(*args, **kwargs),
+                          lambda result: dataclasses.replace(result, session=None))
 
     return sharing  # type: ignore[return-value]
+
+
+def remembered(description: Any, compute: Callable[[], T], kept: Callable[[T], Any]) -> T:
+    """``compute()``, or what another process computed for the same ``description`` (plain
+    data naming the work) from the same sources; ``kept(value)`` is what is written for the
+    others (``RunResult``: without its API client)."""
+    folder = os.environ.get(ENV)
+    name = _name(description) if folder and not _computing[0] else None
+    if name is None:
+        return compute()
+    path = Path(folder) / f"{name}.pickle"  # type: ignore[arg-type]
+    with _locked(path.with_suffix(".lock")):
+        found = _load(path)
+        if found is not None:
+            return found  # type: ignore[no-any-return]
+        value = compute()
+        _store(path, kept(value))
+        return value
 
 
 @contextlib.contextmanager
@@ -90,17 +103,27 @@ def computed() -> Iterator[None]:
 
 def key(arguments: dict[str, Any]) -> str | None:
     """The run's name in the folder, or None when its arguments do not determine it."""
+    described = _plain(arguments)
+    return None if described is None else _name(["run", described])
+
+
+def _plain(arguments: dict[str, Any]) -> list[Any] | None:
+    """The arguments as plain data, or None when they do not determine the run."""
     arguments = dict(arguments)
     if isinstance(arguments.get("server"), ServerEdits):
         arguments["server"] = list(arguments["server"].edits)
-    if isinstance(arguments.get("layer"), str) and not _ours(arguments["layer"]):
+    if isinstance(arguments.get("layer"), str) and not ours(arguments["layer"]):
         return None
     for name, value in arguments.items():
         if name not in PLAIN and value != DEFAULTS.get(name):
             return None
+    return sorted(arguments.items())
+
+
+def _name(description: Any) -> str | None:
+    """The digest of ``description`` with the sources it runs on; None if not plain data."""
     try:
-        described = json.dumps([fingerprint(), sources(), sorted(arguments.items())],
-                               sort_keys=True)
+        described = json.dumps([fingerprint(), sources(), description], sort_keys=True)
     except (TypeError, ValueError):  # options that are not plain data
         return None
     return hashlib.sha256(described.encode()).hexdigest()
@@ -136,7 +159,7 @@ def fingerprint() -> str:
     return _digest(*_roots())
 
 
-def _ours(spec: str) -> bool:
+def ours(spec: str) -> bool:
     """Whether the layer ``MODULE:FACTORY`` is a file the fingerprint covers (a learner's own
     file elsewhere may change between two runs of one session: its runs are computed)."""
     name = spec.rpartition(":")[0]

@@ -109,3 +109,38 @@ def test_a_layer_named_by_a_file_the_key_digests_is_shared_and_no_other(tmp_path
     assert runcache.key({**base, "layer": "no_such_module:make"}) is None
     edits = [runcache.key({**base, "server": ServerEdits(e)}) for e in ((), ({"type": CLEAR},))]
     assert None not in edits and edits[0] != edits[1]
+
+
+def test_remembered_work_is_computed_once_and_read_back(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    calls: list[int] = []
+
+    def work() -> dict[str, int]:
+        calls.append(1)
+        return {"value": 42, "private": 7}
+
+    def kept(value: dict[str, int]) -> dict[str, int]:
+        return {"value": value["value"]}
+
+    first = runcache.remembered(["test", 1], work, kept)
+    again = runcache.remembered(["test", 1], work, kept)
+    other = runcache.remembered(["test", 2], work, kept)
+    assert first == other == {"value": 42, "private": 7} and again == {"value": 42}
+    assert len(calls) == 2
+
+
+def test_the_ladders_runs_are_shared_without_their_simulator(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ctxlab.ladder import runs
+    from ctxlab.ladder.core import Cell
+
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    cell = Cell.parse("1")
+    runs.clear()
+    made = runs.get(cell, "bugfix-small")
+    runs.clear()  # a new process: nothing kept in memory
+    shared = runs.get(cell, "bugfix-small")
+    runs.clear()
+    assert made.result.simulator is not None and shared.result.simulator is None
+    assert shared.result.summary == made.result.summary and shared.seen == made.seen

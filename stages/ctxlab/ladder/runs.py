@@ -2,19 +2,21 @@
 
 The same run answers several rungs (stage 4 on the 32K constraint task shows the cache
 collapse, the kept constraint and the absence of orphans), so every run is made once per
-process and kept; tests and ``ctxlab ladder`` both go through ``get``. A *setup* names what a
+process and kept, and shared with other processes when ``$CTXLAB_RUN_CACHE`` is set
+(``ctxlab.runcache``); tests and ``ctxlab ladder`` both go through ``get``. A *setup* names what a
 rung adds to the simulator (a summarizer outage) and which texts it watches for in each
 request the model sees.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import scenarios
+from .. import runcache, scenarios
 from ..brain import Brain
 from ..runner import RunResult, run
 from ..sim import ModelView, Reply, Simulator
@@ -73,15 +75,22 @@ def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = S
                       max_turns],
                      sort_keys=True, default=str)
     if key not in _RUNS:
-        plan = scenarios.load(scenario)
-        watcher = Watcher(Brain(plan), setup.watch)
-        sim = Simulator(responder=watcher)
-        if setup.faults is not None:
-            setup.faults(sim)
-        result = run(None if cell.layer else cell.stage, scenario, model=model, simulator=sim,
-                     max_turns=max_turns, layer_options=dict(cell.options) or None,
-                     layer=cell.layer)
-        _RUNS[key] = Run(result, watcher.seen)
+        def make() -> Run:
+            plan = scenarios.load(scenario)
+            watcher = Watcher(Brain(plan), setup.watch)
+            sim = Simulator(responder=watcher)
+            if setup.faults is not None:
+                setup.faults(sim)
+            result = run(None if cell.layer else cell.stage, scenario, model=model,
+                         simulator=sim, max_turns=max_turns,
+                         layer_options=dict(cell.options) or None, layer=cell.layer)
+            return Run(result, watcher.seen)
+
+        # A setup is named once and for all (its faults are code), so the key names the run:
+        # other processes share it (``ctxlab.runcache``), without its client and simulator.
+        _RUNS[key] = make() if cell.layer and not runcache.ours(cell.layer) else \
+            runcache.remembered(["ladder", key], make, lambda done: Run(
+                dataclasses.replace(done.result, session=None, simulator=None), done.seen))
     return _RUNS[key]
 
 
