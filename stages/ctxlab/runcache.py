@@ -18,9 +18,9 @@ workspace, an exported log or the live API is always computed.
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
 (the API client it talked through), which is None. ``remembered`` shares any other work the
-same way under a name of its caller's (the ladder's runs, ``ctxlab.ladder.runs``). Writes go to a temporary file renamed into
-place, and a process computing a run holds a lock on it, so another one asking for the same
-run waits for it instead of running it twice.
+same way under a name of its caller's (the ladder's runs, ``ctxlab.ladder.runs``). Writes go
+to a temporary file renamed into place, and a process computing a run holds a lock on it, so
+another one asking for the same run waits for it instead of running it twice.
 """
 
 from __future__ import annotations
