@@ -36,6 +36,7 @@ import os
 import pickle
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -135,15 +136,28 @@ def sources() -> list[str]:
     return [FINDER.selection.source(package) for package in sorted(BY_PACKAGE)]
 
 
-@functools.lru_cache(maxsize=8)
+_HASHED: dict[Path, tuple[int, int, bytes]] = {}  # path -> (mtime, size, digest) seen last
+
+
 def _digest(*roots: Path) -> str:
+    """A digest of the files under ``roots``; a file is read again only once it changed, so a
+    long-lived process (a notebook's kernel) sees an edit once it is saved."""
     digest = hashlib.sha256(sys.version.encode())
     for root in roots:
         for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts \
-                    and ".egg-info" not in path.parent.name:
-                digest.update(str(path.relative_to(root)).encode() + b"\0")
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
+            if "__pycache__" in path.parts or ".egg-info" in path.parent.name:
+                continue
+            try:
+                info = path.stat()
+            except OSError:  # removed meanwhile
+                continue
+            if not path.is_file():
+                continue
+            seen = _HASHED.get(path)
+            if seen is None or seen[:2] != (info.st_mtime_ns, info.st_size):
+                seen = (info.st_mtime_ns, info.st_size, hashlib.sha256(path.read_bytes()).digest())
+                _HASHED[path] = seen
+            digest.update(str(path.relative_to(root)).encode() + b"\0" + seen[2])
     return digest.hexdigest()
 
 
@@ -154,9 +168,16 @@ def _roots() -> list[Path]:
                    if not any(root != other and root.is_relative_to(other) for other in roots)})
 
 
+_LAST: list[Any] = [None, 0.0, ""]  # the roots, when, and their digest
+
+
 def fingerprint() -> str:
-    """A digest of every file a run can read: this package, both implementations, fixtures."""
-    return _digest(*_roots())
+    """A digest of every file a run can read: this package, both implementations, fixtures;
+    looked at again when a second has passed (a look costs a hundredth of a second)."""
+    roots = _roots()
+    if _LAST[0] != roots or time.monotonic() - _LAST[1] > 1.0:
+        _LAST[:] = [roots, time.monotonic(), _digest(*roots)]
+    return str(_LAST[2])
 
 
 def ours(spec: str) -> bool:
