@@ -41,7 +41,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .server_edits import ServerEdits
 from .workbook.layout import BY_PACKAGE, impl_root, repo_root
 from .workbook.router import FINDER
 
@@ -110,6 +109,8 @@ def key(arguments: dict[str, Any]) -> str | None:
 
 def _plain(arguments: dict[str, Any]) -> list[Any] | None:
     """The arguments as plain data, or None when they do not determine the run."""
+    from .server_edits import ServerEdits  # the SDK behind it: imported once a run is asked for
+
     arguments = dict(arguments)
     if isinstance(arguments.get("server"), ServerEdits):
         arguments["server"] = list(arguments["server"].edits)
