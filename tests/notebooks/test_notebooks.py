@@ -23,7 +23,8 @@ from traitlets import default
 from ctxlab.workbook.layout import STAGES
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))
+PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))  # the English ones: zh-CN/ twins share their code
+# cells and are checked, not run, by `ctxlab workbook check` (tests/meta/test_notebook_twins.py)
 TIMEOUT = 120  # seconds per cell; a whole notebook takes from a few seconds to half a minute
 
 SAME_PYTHON = f"""

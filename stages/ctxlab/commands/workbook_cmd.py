@@ -1,5 +1,6 @@
-"""``ctxlab workbook reset N | solve N | check | export DIR | classroom``: regenerate, solve or
-verify the stubs; hand out a copy; print the GitHub Classroom workflow."""
+"""``ctxlab workbook reset N | solve N | check | zh-sync | export DIR | classroom``: regenerate,
+solve or verify the stubs and the Chinese notebooks; hand out a copy; print the GitHub Classroom
+workflow."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..workbook import classroom, export, manage, points
+from ..workbook import classroom, export, manage, points, twins
 from ..workbook.layout import STAGES, Stage, handed_out, stage
 from .common import UserError
 
@@ -24,6 +25,23 @@ def stage_list(text: str) -> list[Stage]:
                                                      f"got {text!r}") from None
 
 
+def zh_line(report: twins.Synced) -> str:
+    """One twin's sync, e.g. ``01_loop.ipynb: code cells 4 copied; translate markdown 5``."""
+    parts = [f"code cell(s) {_cells(report.copied)} copied from the English"] if report.copied \
+        else []
+    if report.untranslated:
+        parts.append(f"write in Chinese: markdown cell(s) {_cells(report.untranslated)}")
+    if report.changed:
+        parts.append(f"review (the English changed since): markdown {_cells(report.changed)}")
+    if report.dropped:
+        parts.append(f"{report.dropped} Chinese cell(s) without an English one removed")
+    return f"notebooks/{twins.LANG}/{report.name}: " + ("; ".join(parts) or "in step")
+
+
+def _cells(numbers: list[int]) -> str:
+    return ", ".join(str(n) for n in numbers)
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("workbook", help="reset, solve or check the workbook stages")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
@@ -32,7 +50,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     solve = actions.add_parser("solve", help="copy the reference solution into a stage "
                                              "(backs up your files)")
     solve.add_argument("stage", type=int)
-    actions.add_parser("check", help="fail if stages/ differs from a fresh generation (CI)")
+    actions.add_parser("check", help="fail if stages/ differs from a fresh generation or a "
+                                     "notebook has no complete Chinese twin (CI)")
+    actions.add_parser("zh-sync", help="copy the English notebooks' code cells into "
+                                       "notebooks/zh-CN/ and list the cells to translate")
     out = actions.add_parser("export", help="write the copy to hand out: stubs for the stages "
                                             "given, the reference for the others")
     out.add_argument("dir", type=Path, help="a new (or empty) folder")
@@ -48,12 +69,18 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     console = Console()
     if args.action == "check":
-        problems = manage.check()
-        for problem in problems:
+        problems, unfinished = manage.check(), twins.check()
+        for problem in problems + unfinished:
             console.print(problem, highlight=False, markup=False)
         console.print(f"{len(problems)} stub file(s) out of sync" if problems
                       else "stubs are in sync with solutions/")
-        return 1 if problems else 0
+        console.print(f"{len(unfinished)} problem(s) in the Chinese notebooks" if unfinished
+                      else f"every notebook has its Chinese twin in notebooks/{twins.LANG}/")
+        return 1 if problems or unfinished else 0
+    if args.action == "zh-sync":
+        for report in twins.sync():
+            console.print(zh_line(report), highlight=False, markup=False)
+        return 0
     if args.action == "classroom":
         try:
             sys.stdout.write(classroom.workflow(args.exercises or handed_out(), points.load()))
