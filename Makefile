@@ -38,6 +38,7 @@ clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctx
 
 lab: $(STAMP)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lab]'
+	@echo "中文 notebook 在 notebooks/zh-CN/ (the Chinese notebooks)"
 	@$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)
