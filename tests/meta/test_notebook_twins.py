@@ -92,6 +92,15 @@ def test_outputs_in_a_twin_fail(folder: Path) -> None:
                                    "clear them"]
 
 
+def test_a_broken_twin_is_reported_not_raised(folder: Path, monkeypatch, capsys) -> None:
+    (folder / "zh-CN" / "01_loop.ipynb").write_text("{ half a notebook", encoding="utf-8")
+    [problem] = twins.check(folder)
+    assert problem.startswith("zh-CN/01_loop.ipynb is not a notebook: Expecting")
+    monkeypatch.setattr(twins, "english_folder", lambda: folder)
+    assert main(["workbook", "zh-sync"]) == 2
+    assert "zh-CN/01_loop.ipynb is not a notebook" in capsys.readouterr().err
+
+
 def test_chinese_is_measured_on_chinese_lines_only() -> None:
     assert twins.chinese_length(ENGLISH_TEXT) == 0
     assert twins.chinese_length("```python\n# 注释\n```\nplain") == 0

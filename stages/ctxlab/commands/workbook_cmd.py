@@ -78,7 +78,11 @@ def run(args: argparse.Namespace) -> int:
                       else f"every notebook has its Chinese twin in notebooks/{twins.LANG}/")
         return 1 if problems or unfinished else 0
     if args.action == "zh-sync":
-        for report in twins.sync():
+        try:
+            reports = twins.sync()
+        except ValueError as error:
+            raise UserError(str(error)) from None
+        for report in reports:
             console.print(zh_line(report), highlight=False, markup=False)
         return 0
     if args.action == "classroom":

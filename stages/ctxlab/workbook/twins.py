@@ -59,12 +59,22 @@ def source(cell: dict) -> str:
 
 
 def load(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A notebook's JSON; ValueError naming the file when it is not a notebook."""
+    try:
+        notebook = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path.parent.name}/{path.name} is not a notebook: {error}") from None
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) and "cell_type" in c
+                                              for c in cells):
+        raise ValueError(f"{path.parent.name}/{path.name} is not a notebook: no list of cells")
+    return notebook
 
 
 def save(path: Path, notebook: dict) -> None:
     """Write a notebook as Jupyter does (one-space indent, sorted keys), atomically."""
     tmp = path.with_name(path.name + ".tmp")
+    tmp.unlink(missing_ok=True)  # never write through a link left under the temporary name
     tmp.write_text(json.dumps(notebook, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
                    encoding="utf-8")
     tmp.replace(path)
@@ -109,7 +119,10 @@ def check(folder: Path | None = None) -> list[str]:
         if not twin.exists():
             problems.append(f"notebooks/{LANG}/{path.name}: missing (no Chinese twin yet)")
             continue
-        problems += _cell_problems(path.name, load(path)["cells"], load(twin)["cells"])
+        try:
+            problems += _cell_problems(path.name, load(path)["cells"], load(twin)["cells"])
+        except ValueError as error:
+            problems.append(str(error))
     for twin in sorted((folder / LANG).glob("*.ipynb")):
         if not (folder / twin.name).exists():
             problems.append(f"notebooks/{LANG}/{twin.name}: no English notebook of that name")
