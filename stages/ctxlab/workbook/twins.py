@@ -1,4 +1,4 @@
-"""The Chinese notebooks: ``notebooks/zh-CN/`` twins of the English ones, checked and synced.
+"""The Chinese notebooks (DESIGN §2): ``notebooks/zh-CN/`` twins of the English ones, checked.
 
 A twin has the English notebook's file name, the same cells in the same order, code cells
 byte-identical to the English (so they print the same) and stored without outputs, and a
