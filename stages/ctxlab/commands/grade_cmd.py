@@ -79,6 +79,8 @@ def next_step(rows: list[grade.Row], zh: bool = False) -> str:
     if zh:
         item = todo.item.replace("exercise ", "练习 ", 1).replace("pitfall ", "坑 ", 1)
         hint = f" —— 卡住了？运行 `ctxlab hint {number}`" if number else ""
-        return f"下一步：{item}（{todo.status}）：{todo.detail}{hint}"
+        detail = (todo.detail.replace(f": {grade.STUB}", "：还是存根")
+                  .replace(grade.NO_TEST, "没有跑到任何评分测试"))
+        return f"下一步：{item}（{todo.status}）：{detail}{hint}"
     hint = f" — stuck? `ctxlab hint {number}`" if number else ""
     return f"Next: {todo.item} ({todo.status.lower()}): {todo.detail}{hint}"

@@ -14,7 +14,11 @@ from .common import UserError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("hint", help="show the next hint for an exercise, e.g. 2.3")
+    parser = sub.add_parser(
+        "hint", help="show the next hint for an exercise, e.g. 2.3",
+        description="Show the next of an exercise's three hints (vague to specific). In "
+                    "Chinese when CTXLAB_LANG=zh is set or the locale is zh_* (LC_ALL, "
+                    "LC_MESSAGES, LANG); CTXLAB_LANG=en forces English.")
     parser.add_argument("exercise", help="exercise number, e.g. 1.2")
     parser.set_defaults(run=run)
 
