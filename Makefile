@@ -38,7 +38,7 @@ clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctx
 
 lab: $(STAMP)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lab]'
-	@echo "中文 notebook 在 notebooks/zh-CN/ (the Chinese notebooks)"
+	@echo "中文读者：中文版 notebook 在 notebooks/zh-CN/（Jupyter 左侧文件栏里打开 zh-CN 文件夹）"
 	@$(BIN)/jupyter lab notebooks/
 
 lint: $(STAMP)

@@ -11,10 +11,13 @@ from ctxlab import runcache
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """One folder of shared runs for the session (``ctxlab.runcache``), made before the
+    """English for the learner-facing lines (hints, grade's next step), and one folder of
+    shared runs for the session (``ctxlab.runcache``), made before the
     pytest-xdist workers start so that they, and the notebooks' kernels, inherit it. A session
     started inside another (``ctxlab grade`` in a test) uses its parent's."""
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's (a no-op without it)")
+    os.environ["CTXLAB_LANG"] = "en"  # learner-facing lines in English whatever the locale;
+    # tests that read them in Chinese set CTXLAB_LANG=zh themselves (monkeypatch)
     if hasattr(config, "workerinput") or os.environ.get(runcache.ENV):
         return
     folder = tempfile.mkdtemp(prefix="ctxlab-runs-")

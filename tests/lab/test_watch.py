@@ -60,6 +60,17 @@ def test_each_save_in_the_stage_grades_it_again_with_the_grade_table(
     assert out.count("watching stages/s1_loop") == 3
 
 
+def test_a_chinese_reader_gets_the_next_step_and_the_footer_in_chinese(
+        graded: list[int], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("CTXLAB_LANG", "zh")
+    watch_cmd.watch_loop(s1(), [], lambda s: watch_cmd.grade_cmd.run(
+        watch_cmd.grade_args(s.number, "reference")), Console(width=200))
+    out = capsys.readouterr().out
+    assert "下一步：练习 1.2 " in out and "卡住了？运行 `ctxlab hint 1.2`" in out
+    assert "正在监视 stages/s1_loop" in out and "watching" not in out
+
+
 def test_only_watched_stages_are_touched() -> None:
     root = impl_root("stages")
     watched = {(root / s).resolve(): stage(n) for n, s in ((2, "s2_truncate"), (4, "s4_summarize"))}

@@ -55,6 +55,18 @@ def test_every_exercise_s_hints_name_the_guide_term(stage) -> None:
     assert not {k: v for k, v in missing.items() if v}
 
 
+@pytest.mark.parametrize("stage", STAGES, ids=lambda s: s.package)
+def test_the_chinese_hints_use_the_guide_s_words(stage) -> None:
+    """Where an exercise's English hints name a term, its Chinese hints use the guide's word."""
+    hints = tomllib.loads((impl_root("solutions") / stage.package / "hints.toml")
+                          .read_text(encoding="utf-8"))
+    missing = {number: [term for term, words in TERMS.items()
+                        if mentions("\n".join(entry["hints"]), term)
+                        and not any(w in "\n".join(entry["zh"]["hints"]) for w in words)]
+               for number, entry in hints.items()}
+    assert not {k: v for k, v in missing.items() if v}
+
+
 def headings() -> list[tuple[str, str]]:
     out = []
     for path in sorted((ROOT / "notebooks").glob("*.ipynb")):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -31,7 +32,9 @@ def test_stubs_for_the_exercised_stage_and_no_reference_of_it(handout: Path) -> 
     files, _ = manage.fresh(stage(2))
     assert _modules(handout / "stages" / "s2_truncate") == files
     assert not list((handout / "solutions" / "s2_truncate").rglob("*.py"))
-    assert (handout / "solutions" / "s2_truncate" / "hints.toml").is_file()  # hints stay
+    hints = tomllib.loads((handout / "solutions" / "s2_truncate" / "hints.toml")
+                          .read_text(encoding="utf-8"))  # hints stay, with their Chinese
+    assert hints["2.3"]["hints"] and len(hints["2.3"]["zh"]["hints"]) == len(hints["2.3"]["hints"])
     reference = repo_root() / "solutions" / "s1_loop"
     assert _modules(handout / "stages" / "s1_loop") == _modules(reference)
     assert _modules(handout / "solutions" / "s1_loop") == _modules(reference)

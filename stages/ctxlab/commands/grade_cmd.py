@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..workbook import grade, junit, points
+from ..workbook.lang import chinese
 from ..workbook.layout import handed_out, repo_root, stage
 from .common import UserError, print_json
 
@@ -57,15 +58,29 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     console.print(shown)
     total = points.report(scored)
-    console.print(f"Score: {total['total']} of {total['max']} points "
+    zh = chinese()
+    console.print(f"得分：{total['total']} / {total['max']}（每项分值见 solutions/grading.toml）"
+                  if zh else f"Score: {total['total']} of {total['max']} points "
                   "(points per item: solutions/grading.toml)")
+    console.print(escape(next_step(rows, zh)))
+    return 0
+
+
+def next_step(rows: list[grade.Row], zh: bool = False) -> str:
+    """The one line after the table: the first item still to do, with its hint command."""
     todo = next((r for r in rows if r.status in (grade.REGRESSION, grade.BROKEN, grade.TODO)),
                 None)
+    if todo is None and zh:
+        return "评到的都已完成。PITFALL 行是下一阶段要修的坑（`ctxlab ladder` 列出各阶段的格子）。"
     if todo is None:
-        console.print("Everything graded is done. Pitfall rows show what the next stage fixes "
-                      "(`ctxlab ladder` shows every stage's cells).")
-    else:
-        number = todo.item.split()[1] if todo.item.startswith("exercise") else ""
-        hint = f" — stuck? `ctxlab hint {number}`" if number else ""
-        console.print(f"Next: {todo.item} ({todo.status.lower()}): {todo.detail}{hint}")
-    return 0
+        return ("Everything graded is done. Pitfall rows show what the next stage fixes "
+                "(`ctxlab ladder` shows every stage's cells).")
+    number = todo.item.split()[1] if todo.item.startswith("exercise") else ""
+    if zh:
+        item = todo.item.replace("exercise ", "练习 ", 1).replace("pitfall ", "坑 ", 1)
+        hint = f" —— 卡住了？运行 `ctxlab hint {number}`" if number else ""
+        detail = (todo.detail.replace(f": {grade.STUB}", "：还是存根")
+                  .replace(grade.NO_TEST, "没有跑到任何评分测试"))
+        return f"下一步：{item}（{todo.status}）：{detail}{hint}"
+    hint = f" — stuck? `ctxlab hint {number}`" if number else ""
+    return f"Next: {todo.item} ({todo.status.lower()}): {todo.detail}{hint}"

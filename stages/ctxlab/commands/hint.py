@@ -9,18 +9,26 @@ from rich.panel import Panel
 from rich.text import Text
 
 from ..workbook.hints import next_hint
+from ..workbook.lang import chinese
 from .common import UserError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("hint", help="show the next hint for an exercise, e.g. 2.3")
+    parser = sub.add_parser(
+        "hint", help="show the next hint for an exercise, e.g. 2.3",
+        description="Show the next of an exercise's three hints (vague to specific). In "
+                    "Chinese when CTXLAB_LANG=zh is set or the locale is zh_* (LC_ALL, "
+                    "LC_MESSAGES, LANG); CTXLAB_LANG=en forces English.")
     parser.add_argument("exercise", help="exercise number, e.g. 1.2")
     parser.set_defaults(run=run)
 
 
-def hint_panel(exercise: str, level: int, text: str) -> Panel:
+def hint_panel(exercise: str, level: int, text: str, zh: bool = False) -> Panel:
     """The hint as written: plain text, so code such as ``kept[drop:]`` is never read as
-    rich markup."""
+    rich markup; the title in Chinese when ``zh``."""
+    if zh:
+        last = "（最后一条：`ctxlab workbook solve N` 会拷入参考实现）" if level == 3 else ""
+        return Panel(Text(text), title=Text(f"练习 {exercise} — 提示 {level}/3{last}"))
     last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
     return Panel(Text(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
 
@@ -30,5 +38,5 @@ def run(args: argparse.Namespace) -> int:
         level, text = next_hint(args.exercise)
     except KeyError as error:
         raise UserError(error.args[0]) from None
-    Console().print(hint_panel(args.exercise, level, text))
+    Console().print(hint_panel(args.exercise, level, text, chinese()))
     return 0

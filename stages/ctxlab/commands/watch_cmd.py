@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from watchfiles import Change, PythonFilter, watch
 
+from ..workbook.lang import chinese
 from ..workbook.layout import STAGES, Stage, impl_root, stage
 from . import grade_cmd
 from .common import UserError
@@ -63,7 +64,9 @@ def watch_loop(watched: dict[Path, Stage], batches: Iterable[Batch],
         for s in stages:
             grade(s)
         folders = ", ".join(f"stages/{s.package}" for s in watched.values())
-        console.print(f"[dim]watching {folders}: save a file to grade again; Ctrl-C stops "
+        console.print(f"[dim]正在监视 {folders}：保存文件即重新评分；Ctrl-C 退出"
+                      "（保存后没有重新评分？加 --poll）[/]" if chinese() else
+                      f"[dim]watching {folders}: save a file to grade again; Ctrl-C stops "
                       "(no new grade on save? add --poll)[/]", highlight=False)
 
     show(sorted(watched.values(), key=lambda s: s.number))

@@ -24,6 +24,7 @@ from .manage import fresh
 
 TODO, DONE, PITFALL, REGRESSION = "TODO", "DONE", "PITFALL", "REGRESSION"
 HOLDS, BROKEN = "HOLDS", "BROKEN"
+NO_TEST, STUB = "no graded test ran", "still a stub"  # TODO details (grade_cmd translates them)
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,9 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
         mine = [r for r in results if r["exercise"] == exercise.number]
         name = f"exercise {exercise.number} {exercise.function}()"
         if not mine:
-            rows.append(Row(stage.number, name, TODO, "no graded test ran"))
+            rows.append(Row(stage.number, name, TODO, NO_TEST))
         elif any(r["not_implemented"] for r in mine):
-            rows.append(Row(stage.number, name, TODO, f"{exercise.path}: still a stub"))
+            rows.append(Row(stage.number, name, TODO, f"{exercise.path}: {STUB}"))
         elif all(r["outcome"] == "passed" for r in mine):
             rows.append(Row(stage.number, name, DONE, f"{len(mine)} test(s) pass"))
         else:

@@ -1,8 +1,10 @@
 """``ctxlab hint N.M``: three hints per exercise, one more on each call.
 
 Hints live beside the reference, in ``solutions/<stage>/hints.toml`` (one table per exercise
-with a ``hints`` list of three strings, vague to specific). How far a learner has got is kept in
-``.ctxlab/hints.json`` so the next call shows the next level.
+with a ``hints`` list of three strings, vague to specific, and a ``zh`` table holding the same
+hints in Chinese, shown when the learner reads Chinese: ``lang.py``). How far a learner has got
+is kept in ``.ctxlab/hints.json`` (one level per exercise, whatever the language) so the next
+call shows the next level.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import json
 import tomllib
 from pathlib import Path
 
+from .lang import ENGLISH, language
 from .layout import STAGES, impl_root, repo_root
 
 LEVELS = 3
@@ -20,20 +23,22 @@ def _state_file() -> Path:
     return repo_root() / ".ctxlab" / "hints.json"
 
 
-def all_hints() -> dict[str, list[str]]:
-    """Every exercise's hints, keyed by exercise number."""
+def all_hints(lang: str = ENGLISH) -> dict[str, list[str]]:
+    """Every exercise's hints in ``lang`` ("en", or a table's name such as "zh"), keyed by
+    exercise number; an exercise with no table in ``lang`` keeps its English hints."""
     found: dict[str, list[str]] = {}
     for stage in STAGES:
         path = impl_root("solutions") / stage.package / "hints.toml"
         if path.exists():
             for number, table in tomllib.loads(path.read_text(encoding="utf-8")).items():
-                found[number] = list(table["hints"])
+                found[number] = list(table.get(lang, table)["hints"])
     return found
 
 
-def next_hint(exercise: str) -> tuple[int, str]:
-    """(level shown, text) for ``exercise``; advances the stored level up to the last one."""
-    hints = all_hints()
+def next_hint(exercise: str, lang: str | None = None) -> tuple[int, str]:
+    """(level shown, text) for ``exercise`` in ``lang`` (default: the learner's language);
+    advances the stored level up to the last one."""
+    hints = all_hints(language() if lang is None else lang)
     if exercise not in hints:
         known = ", ".join(sorted(hints, key=lambda n: tuple(map(int, n.split("."))))) or "none"
         raise KeyError(f"no hints for exercise {exercise!r}; exercises with hints: {known}")
