@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 SECTIONS = {  # key: (English, the guide's heading)
     "entry": ("Entry control", "入口控制"), "cache": ("Caching", "缓存"),
@@ -129,23 +130,25 @@ class Mark:
     partly: str | None
 
 
-def _is_marker(node: ast.AST) -> bool:
+def _is_marker(node: ast.AST) -> TypeGuard[ast.Call]:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
         and node.func.attr == "checklist" and isinstance(node.func.value, ast.Attribute) \
         and node.func.value.attr == "mark"
 
 
+def _text(node: ast.expr) -> str | None:
+    """A non-empty string written as a literal, else None."""
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+        and node.value else None
+
+
 def _mark(call: ast.Call, test: str, where: str) -> Mark:
-    names = [a.value for a in call.args if isinstance(a, ast.Constant)
-             and isinstance(a.value, str)]
-    partly = next((k.value for k in call.keywords if k.arg == "partly"), None)
-    if not names or len(names) != len(call.args) or any(k.arg != "partly"
-                                                         for k in call.keywords) \
-            or not (partly is None or isinstance(partly, ast.Constant)
-                    and isinstance(partly.value, str) and partly.value):
+    names = [_text(a) for a in call.args]
+    options = {k.arg: _text(k.value) for k in call.keywords}
+    if not names or None in names or set(options) - {"partly"} or None in options.values():
         raise ValueError(f"{where}: write checklist(\"B.n\", ..., partly=\"why\") "
                          "with literal strings")
-    return Mark(test, tuple(names), partly.value if partly is not None else None)
+    return Mark(test, tuple(n for n in names if n), options.get("partly"))
 
 
 def _marks_in(path: Path, name: str) -> list[Mark]:
@@ -156,7 +159,7 @@ def _marks_in(path: Path, name: str) -> list[Mark]:
             inner = f"{owner}::{child.name}" if isinstance(
                 child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) else owner
             if _is_marker(child):
-                found.append(_mark(child, owner, f"{name}:{child.lineno}"))  # type: ignore[arg-type]
+                found.append(_mark(child, owner, f"{name}:{child.lineno}"))
             visit(child, inner)
 
     visit(ast.parse(path.read_text(encoding="utf-8"), filename=name), name)

@@ -16,10 +16,13 @@ _WORDS = {
                   "34 questions of a context layer. Each row below is one of them, numbered "
                   "B.1–B.34 in the guide's order, with the tests that check it on this bench. "
                   "A test names the items it checks with `@pytest.mark.checklist(\"B.n\")`; "
-                  "`partly=\"...\"` says what it leaves out. "
-                  "`tests/meta/test_checklist.py` fails when an item has no test (other than "
-                  "those listed as not covered yet), when a marker names an unknown item, and "
-                  "when this page differs from what the markers give."),
+                  "`partly=\"...\"` says it checks only part of them. The items no test "
+                  "checks yet, and what the tests of an item only partly checked leave out, "
+                  "are named in `stages/ctxlab/workbook/checklist.py` (`UNCOVERED`, "
+                  "`PARTLY`). `tests/meta/test_checklist.py` fails when an item has no test "
+                  "and is not named there, when a named item has outgrown its list, when a "
+                  "marker names an unknown item, and when this page differs from what the "
+                  "markers give."),
         "totals": "**{covered} covered, {partly} partly, {uncovered} not covered yet** "
                   "(of {total}).",
         "head": "| # | item | guide | tests |",
@@ -31,9 +34,11 @@ _WORDS = {
         "switch": "[English](checklist.md) · 中文",
         "intro": ("指南附录 B（三十秒自检清单）向一个上下文层提出 34 个问题。下面每一行是其中一个，"
                   "按指南中的顺序编号为 B.1–B.34，后面是本实验台上检查它的测试。测试用 "
-                  "`@pytest.mark.checklist(\"B.n\")` 标明它检查哪一项；`partly=\"...\"` "
-                  "说明它没有覆盖的部分。`tests/meta/test_checklist.py` 在以下情况下失败："
-                  "某一项没有测试（列为“尚未覆盖”的除外）、标记写了不存在的项、"
+                  "`@pytest.mark.checklist(\"B.n\")` 标明它检查哪些项；`partly=\"...\"` "
+                  "表示它只检查了其中一部分。还没有测试检查的项，以及只被部分检查的项缺了什么，"
+                  "都写在 `stages/ctxlab/workbook/checklist.py`（`UNCOVERED`、`PARTLY`）里。"
+                  "`tests/meta/test_checklist.py` 在以下情况下失败：某一项没有测试又没有列在"
+                  "那里、列出的项已经有了完整的测试、标记写了不存在的项、"
                   "或者本页与标记生成的内容不一致。"),
         "totals": "**已覆盖 {covered} 项，部分覆盖 {partly} 项，尚未覆盖 {uncovered} 项**"
                   "（共 {total} 项）。",
