@@ -88,6 +88,7 @@ def test_the_uncompacted_control_scores_full_marks(constraint_report: dict[str, 
     assert all(v == 1.0 for v in full["by_kind"].values())
 
 
+@pytest.mark.checklist("B.28")
 def test_free_form_loses_the_rule_and_facts_a_template_keeps(
         constraint_report: dict[str, Any]) -> None:
     free, structured = _row(constraint_report, "free-form"), _row(constraint_report, "structured")

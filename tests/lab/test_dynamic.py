@@ -57,6 +57,7 @@ def _sent(at_end: bool) -> dict:
     return bodies[-1]
 
 
+@pytest.mark.checklist("B.6")
 def test_the_session_sends_it_last_in_system_or_after_the_newest_message() -> None:
     in_system = _sent(at_end=False)
     assert in_system["system"][-1]["text"].startswith("Current time")

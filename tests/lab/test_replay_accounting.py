@@ -57,6 +57,7 @@ def synthetic(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
 @real
 @pytest.mark.parametrize("window", WINDOWS, ids=lambda w: f"window-{w or 'session'}")
 @pytest.mark.parametrize("path", LOGS, ids=lambda p: p.stem[:40])
+@pytest.mark.checklist("B.31")
 def test_real_logs_free_what_the_request_loses(path: Path, window: int | None) -> None:
     report = replay_file(path, 5, window=window)
     assert report.violations == [] and report.errors == []

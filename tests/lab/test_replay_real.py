@@ -57,6 +57,7 @@ def test_the_converted_logs_match_the_research_notes() -> None:
 
 
 @pytest.mark.parametrize(("number", "layer"), [(2, "truncate"), (4, "summary")])
+@pytest.mark.checklist("B.33", partly="real logs at 40K: stage 2 and 4 only")
 def test_a_smaller_window_makes_the_layers_act_on_a_real_log(number: int, layer: str) -> None:
     if number not in BUILT:
         pytest.skip(f"stage {number} is not built yet")

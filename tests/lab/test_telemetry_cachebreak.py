@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ctxlab.telemetry import TurnRecord, cache_breaks
 
 
@@ -19,6 +21,7 @@ def test_steady_reads_are_not_breaks() -> None:
     assert cache_breaks(records) == []
 
 
+@pytest.mark.checklist("B.9", "B.34")
 def test_three_causes_are_told_apart() -> None:
     records = [
         _record(1, 0, 5_000, 1),
@@ -37,3 +40,12 @@ def test_offloading_new_results_does_not_explain_a_break() -> None:
     offload = [{"layer": "offload", "tokens_freed": 900, "trigger": "x"}]
     records = [_record(1, 0, 5_000, 1), _record(2, 0, 5_400, 2, offload)]
     assert [b["cause"] for b in cache_breaks(records)] == ["prefix changed (our bug)"]
+
+
+@pytest.mark.checklist("B.9")
+def test_a_compaction_excuses_its_own_break_not_a_later_one() -> None:
+    summary = [{"layer": "summary", "tokens_freed": 4_000, "trigger": "x"}]
+    records = [_record(1, 0, 5_000, 1), _record(2, 0, 2_000, 2, summary),
+               _record(3, 2_000, 300, 3), _record(4, 2_300, 300, 4), _record(5, 0, 2_900, 5)]
+    found = [(b["turn"], b["cause"], b["alert"]) for b in cache_breaks(records)]
+    assert found == [(2, "compaction (expected)", False), (5, "prefix changed (our bug)", True)]

@@ -43,6 +43,7 @@ def summary() -> RunSummary:
                                    error={"type": "overloaded_error", "message": "Overloaded"})
 
 
+@pytest.mark.checklist("B.29")
 def test_tokens_per_task_counts_every_call_including_the_summary(summary) -> None:
     # inputs 1000+1000+1000+3000+400+1000+0, outputs 100*5 + 500
     assert summary.tokens_per_task == 7400 + 1000
@@ -70,6 +71,7 @@ def test_longest_unchanged_run_spans_other_calls_and_resets_on_change(summary) -
     assert summary.thrash_pathological
 
 
+@pytest.mark.checklist("B.30")
 def test_repeats_with_changing_results_are_polling_not_thrash() -> None:
     poll = tool_call("bash", {"command": "status"})
     runs = [rec(t, poll) for t in range(1, 6)]
@@ -79,6 +81,7 @@ def test_repeats_with_changing_results_are_polling_not_thrash() -> None:
     assert not s.thrash_pathological
 
 
+@pytest.mark.checklist("B.31", "B.32")
 def test_compactions_per_layer_freed_tokens_and_retrigger(summary) -> None:
     assert summary.compactions_per_layer == {"summary": 1, "snip": 1, "microcompact": 1}
     assert summary.tokens_freed_per_layer == {"summary": 5000, "snip": 800, "microcompact": 300}
@@ -87,6 +90,7 @@ def test_compactions_per_layer_freed_tokens_and_retrigger(summary) -> None:
     assert summary.peak_occupancy == 0.62
 
 
+@pytest.mark.checklist("B.32")
 def test_layers_on_the_same_turn_are_not_a_retrigger() -> None:
     runs = [rec(1), rec(2, compactions=[event("offload", 10), event("snip", 20)]), rec(3),
             rec(4, compactions=[event("snip", 5)])]
@@ -105,6 +109,7 @@ def test_to_dict_is_flat_json_and_round_trips(summary) -> None:
     assert RunSummary.from_dict(data) == summary
 
 
+@pytest.mark.checklist("B.32")
 def test_offloading_results_as_they_arrive_is_not_a_retrigger() -> None:
     records = [rec(t, compactions=[event("offload", 900)]) for t in range(1, 6)]
     assert retrigger_after_compaction(records) == 0

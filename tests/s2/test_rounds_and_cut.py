@@ -34,6 +34,7 @@ def _blocks(messages: list[dict]) -> int:
 
 
 @pytest.mark.exercise("2.2")
+@pytest.mark.checklist("B.13")
 def test_rounds_keep_calls_with_their_results() -> None:
     assert api_rounds(HISTORY) == [(0, 1), (1, 3), (3, 5), (5, 8)]
 
@@ -57,6 +58,7 @@ def test_cut_keeps_the_last_round_when_nothing_fits() -> None:
 
 
 @pytest.mark.exercise("2.3")
+@pytest.mark.checklist("B.13")
 def test_every_cut_leaves_a_valid_history() -> None:
     from s2_truncate import first_violation
 

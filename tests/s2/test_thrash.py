@@ -15,6 +15,7 @@ def test_no_calls() -> None:
     assert (report.duplicate_rate, report.longest_run) == (0.0, 0)
 
 
+@pytest.mark.checklist("B.30")
 def test_repeats_with_unchanged_results_form_a_run() -> None:
     calls = [("read_file", {"path": "a"}, "A"), ("run_command", {"command": "ls"}, "x"),
              ("read_file", {"path": "a"}, "A"), ("read_file", {"path": "a"}, "A")]
@@ -24,6 +25,7 @@ def test_repeats_with_unchanged_results_form_a_run() -> None:
     assert report.pathological
 
 
+@pytest.mark.checklist("B.30")
 def test_a_changed_result_restarts_the_run() -> None:
     calls = [("run_command", {"command": "pytest"}, "1 failed"),
              ("run_command", {"command": "pytest"}, "1 failed"),

@@ -45,6 +45,7 @@ def _api_message(messages: list[dict]) -> str | None:
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN))
+@pytest.mark.checklist("B.14")
 def test_same_wording_as_the_api(case: str) -> None:
     messages = BROKEN[case]
     expected = _api_message(messages)

@@ -9,6 +9,7 @@ from ctxlab.runner import run
 pytestmark = pytest.mark.exercise("3.3")
 
 
+@pytest.mark.checklist("B.3")
 def test_long_task_recovers_from_disk_without_thrashing() -> None:
     result = run(3, "long-task")
     assert result.summary.success, result.problems
@@ -20,6 +21,7 @@ def test_long_task_recovers_from_disk_without_thrashing() -> None:
     assert result.summary.compactions_per_layer["offload"] > 0
 
 
+@pytest.mark.checklist("B.2")
 def test_a_burst_of_parallel_results_is_held_to_the_message_budget() -> None:
     result = run(3, "parallel-burst")
     assert result.summary.success, result.problems

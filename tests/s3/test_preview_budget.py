@@ -9,6 +9,7 @@ PATH = ".task_outputs/tool-results/toolu_x.txt"
 
 
 @pytest.mark.exercise("3.2")
+@pytest.mark.checklist("B.3")
 def test_preview_keeps_head_and_tail_and_says_where_the_rest_is() -> None:
     content = "H" * 3_000 + "M" * 10_000 + "T" * 3_000
     preview = make_preview(content, PATH, head=2_000, tail=1_000)
@@ -24,12 +25,14 @@ def test_short_content_is_left_alone() -> None:
 
 
 @pytest.mark.exercise("3.3")
+@pytest.mark.checklist("B.1")
 def test_per_result_budget() -> None:
     results = [("a", "run_command", 60_000), ("b", "run_command", 10_000)]
     assert choose_offloads(results) == ["a"]
 
 
 @pytest.mark.exercise("3.3")
+@pytest.mark.checklist("B.2")
 def test_per_message_budget_offloads_the_largest_first() -> None:
     results = [(f"r{n}", "run_command", 39_000 + n) for n in range(10)]  # 390K in one message
     chosen = choose_offloads(results)
@@ -39,6 +42,7 @@ def test_per_message_budget_offloads_the_largest_first() -> None:
 
 
 @pytest.mark.exercise("3.3")
+@pytest.mark.checklist("B.4")
 def test_read_results_are_never_offloaded() -> None:
     results = [("big", "read_file", 500_000), ("log", "run_command", 60_000)]
     assert choose_offloads(results) == ["log"]

@@ -38,6 +38,7 @@ def _run(summarize: Callable[[], str], breaker: CircuitBreaker | None,
     return guarded(summarize, lambda: "truncated", breaker, sleep=sleeps.append)
 
 
+@pytest.mark.checklist("B.16", "B.17")
 def test_three_structural_failures_open_it_and_then_no_model_is_called() -> None:
     breaker = CircuitBreaker()
     failing = Calls(*[EmptySummary("empty")] * 10)
@@ -47,6 +48,7 @@ def test_three_structural_failures_open_it_and_then_no_model_is_called() -> None
     assert failing.count == 3
 
 
+@pytest.mark.checklist("B.18")
 def test_structural_failures_are_not_retried() -> None:
     for error in (SummaryTooLong("too long"),
                   api_error(anthropic.BadRequestError, 400, "messages: bad request")):
@@ -55,6 +57,7 @@ def test_structural_failures_are_not_retried() -> None:
         assert once.count == 1
 
 
+@pytest.mark.checklist("B.16")
 def test_a_success_resets_the_count() -> None:
     breaker = CircuitBreaker()
     flaky = Calls(EmptySummary("1"), EmptySummary("2"), None, EmptySummary("3"),
@@ -69,6 +72,7 @@ def test_a_success_resets_the_count() -> None:
     api_error(anthropic.OverloadedError, 529, "Overloaded"),
     api_error(anthropic.InternalServerError, 500, "Internal server error"),
 ], ids=["timeout", "429", "529", "500"])
+@pytest.mark.checklist("B.18")
 def test_transient_errors_are_retried_with_a_growing_wait(error: BaseException) -> None:
     delays: list[float] = []
     breaker = CircuitBreaker()
@@ -77,6 +81,7 @@ def test_transient_errors_are_retried_with_a_growing_wait(error: BaseException) 
     assert flaky.count == 3 and delays == [0.05, 0.1] and breaker.failures == 0
 
 
+@pytest.mark.checklist("B.18")
 def test_transient_errors_that_do_not_pass_count_as_one_failure() -> None:
     breaker = CircuitBreaker()
     down = Calls(*[TIMEOUT] * 3)

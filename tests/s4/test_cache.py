@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from s4_summarize.cache import mark_newest_message
 
 
@@ -10,6 +11,7 @@ def _breakpoints(messages):
             for j, b in enumerate(m["content"]) if "cache_control" in b]
 
 
+@pytest.mark.checklist("B.8")
 def test_one_breakpoint_on_the_newest_cacheable_block() -> None:
     history = [
         {"role": "user", "content": "the task"},

@@ -8,6 +8,8 @@ summarizer again.
 
 from __future__ import annotations
 
+import pytest
+
 from ctxlab import scenarios
 from ctxlab.brain import Brain
 from ctxlab.runner import RunResult, run
@@ -21,6 +23,7 @@ def _outage(failures: int, *, breaker: bool) -> RunResult:
     return run(4, "chat-heavy", simulator=sim, layer_options={"breaker": breaker})
 
 
+@pytest.mark.checklist("B.16", "B.17")
 def test_with_the_breaker_three_calls_then_local_truncation() -> None:
     result = _outage(5, breaker=True)
     assert result.summary.error is None

@@ -50,6 +50,7 @@ def test_a_request_that_fits_is_sent_once_unchanged() -> None:
     assert ask.sent == [messages]
 
 
+@pytest.mark.checklist("B.15")
 def test_each_retry_drops_a_bigger_share_of_the_oldest_rounds() -> None:
     messages = make_history(ROUNDS, result_chars=2_000)
     ask = Summarizer(limit=count_messages(messages[-5:]) + 50)  # fits after 10 of 13 rounds
@@ -65,6 +66,7 @@ def test_each_retry_drops_a_bigger_share_of_the_oldest_rounds() -> None:
     assert "10 oldest rounds" in ask.sent[-1][0]["content"][0]["text"]
 
 
+@pytest.mark.checklist("B.15")
 def test_after_four_retries_it_gives_up() -> None:
     ask = Summarizer(limit=10)
     with pytest.raises(SummaryTooLong):

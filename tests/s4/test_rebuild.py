@@ -29,6 +29,7 @@ def _paths(attachment: str) -> list[str]:
     return [block.split('"')[1] for block in _blocks(attachment)]
 
 
+@pytest.mark.checklist("B.22", "B.23")
 def test_the_five_most_recent_files_come_back_newest_first(tmp_path: Path) -> None:
     names = [f"src/m{i}.py" for i in range(7)]
     _workspace(tmp_path, {name: f"# module {name}\nVALUE = 1\n" for name in names})
@@ -40,6 +41,7 @@ def test_the_five_most_recent_files_come_back_newest_first(tmp_path: Path) -> No
     assert "# module src/m6.py\nVALUE = 1\n" in attachment
 
 
+@pytest.mark.checklist("B.23")
 def test_a_big_file_is_clipped_to_its_budget(tmp_path: Path) -> None:
     big = "\n".join(f"line {i}: the quick brown fox jumps over the lazy dog" for i in range(4000))
     _workspace(tmp_path, {"big.log": big, "small.py": "x = 1\n"})
@@ -50,6 +52,7 @@ def test_a_big_file_is_clipped_to_its_budget(tmp_path: Path) -> None:
     assert "x = 1" in attachment
 
 
+@pytest.mark.checklist("B.23")
 def test_the_total_budget_skips_what_does_not_fit(tmp_path: Path) -> None:
     files = {"a.txt": "alpha " * 3_000, "b.txt": "bravo " * 200, "c.txt": "charlie " * 200}
     _workspace(tmp_path, files)
@@ -59,6 +62,7 @@ def test_the_total_budget_skips_what_does_not_fit(tmp_path: Path) -> None:
     assert count_text(attachment) <= 2_000 + count_text(ATTACHMENT_HEADER) + 10
 
 
+@pytest.mark.checklist("B.24")
 def test_a_file_changed_since_it_was_seen_is_flagged(tmp_path: Path) -> None:
     _workspace(tmp_path, {"config.py": "TIMEOUT = 5\n", "job.py": "run()\n"})
     older = make_history(2, paths=["config.py", "job.py"])

@@ -40,6 +40,7 @@ def test_with_the_rebuild_the_edit_goes_on_without_reading_the_file_again() -> N
     assert sum(c["name"] == "read_file" for r in result.records for c in r.tool_calls) == 1
 
 
+@pytest.mark.checklist("B.22")
 def test_without_the_rebuild_the_agent_reads_the_file_it_was_editing_again() -> None:
     result = lesson("edit-mid-compaction", rebuild=False)
     assert result.summary.success
@@ -53,6 +54,7 @@ def _edits(result: RunResult) -> list[Call]:
             for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "edit_file"]
 
 
+@pytest.mark.checklist("B.24")
 def test_the_mtime_note_makes_the_agent_edit_the_current_file() -> None:
     step = load("stale-file").steps[load("stale-file").index("raise-batch")]
     noted = lesson("stale-file")

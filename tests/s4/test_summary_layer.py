@@ -60,6 +60,7 @@ def test_a_compaction_leaves_summary_files_and_the_recent_rounds(session_on, tmp
     assert session.events[0]["trigger"] == "manual" and session.events[0]["tokens_freed"] > 0
 
 
+@pytest.mark.checklist("B.25")
 def test_automatic_compaction_takes_the_same_path(session_on, tmp_path) -> None:
     session = session_on()
     _files(tmp_path, ["a.py", "b.py", "c.py"])
@@ -73,6 +74,7 @@ def test_automatic_compaction_takes_the_same_path(session_on, tmp_path) -> None:
     assert '<file path="b.py">' in new[0]["content"][1]["text"]
 
 
+@pytest.mark.checklist("B.21")
 def test_freed_tokens_are_carried_forward(session_on) -> None:
     sim = Simulator(responder=Brain(scenarios.load("constraint")))
     session = session_on(sim=sim)
@@ -88,6 +90,7 @@ def test_freed_tokens_are_carried_forward(session_on) -> None:
     assert layer.ledger.size(new, session) == 25_000 - layer.ledger.freed
 
 
+@pytest.mark.checklist("B.19")
 def test_a_compaction_request_never_triggers_a_compaction(session_on) -> None:
     session = session_on()
     layer = make_layer()
@@ -104,6 +107,7 @@ def test_a_compaction_request_never_triggers_a_compaction(session_on) -> None:
     assert inner == [True] and len(session.events) == 1
 
 
+@pytest.mark.checklist("B.26")
 def test_a_failing_rebuild_does_not_undo_the_compaction(session_on, tmp_path,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args, **kwargs) -> str:
@@ -116,6 +120,7 @@ def test_a_failing_rebuild_does_not_undo_the_compaction(session_on, tmp_path,
     assert len(new) < len(messages) and len(new[0]["content"]) == 1
 
 
+@pytest.mark.checklist("B.15")
 def test_rounds_dropped_to_fit_the_summarizer_are_counted(session_on) -> None:
     session = session_on()
     messages = make_history(24, result_chars=9_000)  # about 36K tokens: over the 32K window
@@ -126,6 +131,7 @@ def test_rounds_dropped_to_fit_the_summarizer_are_counted(session_on) -> None:
     assert layers["ptl-drop"]["tokens_freed"] > 0
 
 
+@pytest.mark.checklist("B.17")
 def test_an_open_breaker_truncates_locally_and_archives_what_it_drops(session_on,
                                                                      tmp_path) -> None:
     sim = Simulator(responder=Brain(scenarios.load("constraint")))
@@ -168,6 +174,7 @@ def test_the_transcript_is_append_only_and_survives_a_torn_line(tmp_path: Path,
     assert len(synced) == 2
 
 
+@pytest.mark.checklist("B.18")
 def test_transient_summarizer_errors_are_retried_with_backoff() -> None:
     sim = Simulator(responder=Brain(scenarios.load("constraint")))
     sim.faults.add("overloaded", count=2, should_retry=False,
@@ -179,6 +186,7 @@ def test_transient_summarizer_errors_are_retried_with_backoff() -> None:
     assert waits == [0.05, 0.1] and result.summary.failures == 2
 
 
+@pytest.mark.checklist("B.28")
 def test_a_structured_summary_keeps_the_turn_one_constraint() -> None:
     structured = run(4, "constraint", model=SIM_32K)
     free_form = run(4, "constraint", model=SIM_32K, layer_options={"template": "free-form"})

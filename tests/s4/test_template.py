@@ -36,6 +36,7 @@ def test_a_structured_summary_quotes_every_user_message(session_on) -> None:
 
 
 @pytest.mark.exercise("4.1")
+@pytest.mark.checklist("B.28")
 def test_a_free_form_summary_loses_the_rule(session_on) -> None:
     summary = ask_for_summary(session_on(), make_history(6), summary_prompt(structured=False))
     assert RULE not in summary and "config.py" not in summary

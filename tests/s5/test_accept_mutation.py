@@ -9,6 +9,7 @@ from ctxlab.report.accept import FIRES, NO_CHANCE, WIRED_WRONG, accept
 pytestmark = pytest.mark.exercise("5.5")
 
 
+@pytest.mark.checklist("B.33", partly="a dead layer fails acceptance (drill)")
 def test_a_layer_reached_that_does_nothing_is_wired_wrong(tmp_path) -> None:
     report = accept(tmp_path, options={"keep_results": 10_000}, layers=["microcompact"])
     assert report["passed"] is False and report["dead"] == ["microcompact"]

@@ -53,6 +53,7 @@ def test_an_unseen_part_of_the_request_does_not_make_the_layer_act(tmp_path) -> 
     assert abs(size - (session.count(history) + UNSEEN)) < 0.05 * size
 
 
+@pytest.mark.checklist("B.31")
 def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
     session = _session(tmp_path, Simulator())
     layer = Pipeline(summarize=lambda messages, s: messages)

@@ -50,6 +50,7 @@ def _recoverable(messages: list[dict], root: Path, n: int) -> bool:
     return in_context or on_disk
 
 
+@pytest.mark.checklist("B.12")
 def test_offload_then_microcompact_keeps_every_result_recoverable(tmp_path: Path) -> None:
     names = {f"toolu_{n}": "run_command" for n in range(5)}
     messages, _ = microcompact(_offload_all(_history(), tmp_path), names)
@@ -58,6 +59,7 @@ def test_offload_then_microcompact_keeps_every_result_recoverable(tmp_path: Path
                for m in messages[2::2])  # even cleared results keep their pointer
 
 
+@pytest.mark.checklist("B.12")
 def test_the_reverse_order_loses_data(tmp_path: Path) -> None:
     names = {f"toolu_{n}": "run_command" for n in range(5)}
     cleared, _ = microcompact(_history(), names)

@@ -31,6 +31,7 @@ def _recording(scenario: str) -> tuple[Simulator, list[dict[str, Any]]]:
     return sim, bodies
 
 
+@pytest.mark.checklist("B.5", "B.6", "B.7", "B.8")
 def test_long_task_keeps_a_warm_cache_and_a_byte_identical_prefix() -> None:
     sim, bodies = _recording("long-task")
     result = run(5, "long-task", simulator=sim)
@@ -48,6 +49,7 @@ def test_long_task_keeps_a_warm_cache_and_a_byte_identical_prefix() -> None:
         assert len(marks) == 1 and "cache_control" in last[-2]
 
 
+@pytest.mark.checklist("B.10")
 def test_medium_results_are_handled_without_a_summary() -> None:
     result = run(5, "medium-results")
     assert result.summary.success, result.problems
@@ -55,6 +57,7 @@ def test_medium_results_are_handled_without_a_summary() -> None:
     assert result.summary.compactions_per_layer.get("microcompact", 0) > 0
 
 
+@pytest.mark.checklist("B.27")
 def test_a_lossy_summary_cannot_lose_the_turn_one_constraint() -> None:
     result = run(5, "constraint", model="ctxlab-sim-32k",
                  layer_options={"summary": {"template": "free-form"}})
@@ -78,6 +81,7 @@ def _layer() -> Pipeline:
     (6, 2_500, {}, ["microcompact"], "under the trigger"),  # a summary would be a waste here
     (4, 4_000, {}, ["microcompact", "summary"], "under the trigger"),  # cheap was not enough
 ])
+@pytest.mark.checklist("B.10", "B.11")
 def test_cheap_layers_first_each_re_measured_and_the_summary_last(
         tmp_path, rounds: int, size: int, options: dict[str, Any], layers: list[str],
         left: str) -> None:
@@ -104,6 +108,7 @@ def test_cheap_layers_first_each_re_measured_and_the_summary_last(
     assert sizes[-1] <= bound
 
 
+@pytest.mark.checklist("B.11")
 def test_below_the_trigger_nothing_is_counted_and_nothing_runs(tmp_path) -> None:
     sim = Simulator()
     session = _session(tmp_path, sim, "ctxlab-sim-32k")

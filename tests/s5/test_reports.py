@@ -16,6 +16,7 @@ from ctxlab.workbook.layout import repo_root
 pytestmark = pytest.mark.exercise("5.5")
 
 
+@pytest.mark.checklist("B.33", partly="every stage-5 layer fires, on the simulated drill")
 def test_acceptance_every_layer_fires(tmp_path) -> None:
     report = accept(tmp_path)
     assert report["passed"] is True
@@ -42,6 +43,7 @@ def test_the_ch8_worked_example_within_ten_percent() -> None:
 
 
 @pytest.mark.parametrize("scenario", ["long-task", "medium-results", "chat-heavy"])
+@pytest.mark.checklist("B.29")
 def test_the_total_bill(scenario: str) -> None:
     """Stage 5 finishes with the smallest bill of any finished run.
 

@@ -18,6 +18,7 @@ def _history(rounds: int) -> list[dict]:
 
 
 @pytest.mark.exercise("5.2")
+@pytest.mark.checklist("B.13")
 def test_snip_keeps_head_and_tail_at_round_boundaries() -> None:
     messages = _history(40)  # 81 messages
     kept, dropped = snip(messages, 3, 47)

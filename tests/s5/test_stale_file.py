@@ -4,6 +4,7 @@ note switched off it edits the stale copy and fails the check, as stage 4 does."
 
 from __future__ import annotations
 
+import pytest
 from s4_summarize.rebuild import CHANGED_NOTE
 
 from ctxlab.ladder import Cell, runs
@@ -20,6 +21,7 @@ def _edits(result) -> list[dict]:
             for b in m["content"] if b.get("type") == "tool_use" and b["name"] == "edit_file"]
 
 
+@pytest.mark.checklist("B.24")
 def test_stage_5_edits_the_current_file_because_the_note_says_it_changed() -> None:
     step = next(s for s in load("stale-file").steps if s.stale is not None)
     noted = runs.get(Cell.parse("5"), "stale-file").result

@@ -10,6 +10,7 @@ from ctxlab.tools import definitions
 
 
 @pytest.mark.exercise("5.4")
+@pytest.mark.checklist("B.7")
 def test_tools_sorted_with_one_static_breakpoint() -> None:
     tools = zoned_tools(list(reversed(definitions())))
     assert [t["name"] for t in tools] == sorted(t["name"] for t in tools)
@@ -17,6 +18,7 @@ def test_tools_sorted_with_one_static_breakpoint() -> None:
 
 
 @pytest.mark.exercise("5.4")
+@pytest.mark.checklist("B.5")
 def test_system_is_split_static_then_dynamic() -> None:
     system = zoned_system("You are careful.", "Today: 2026-11-29")
     assert system[0] == {"type": "text", "text": "You are careful.",
@@ -26,6 +28,7 @@ def test_system_is_split_static_then_dynamic() -> None:
 
 
 @pytest.mark.exercise("5.4")
+@pytest.mark.checklist("B.8")
 def test_exactly_one_message_breakpoint_on_the_newest_block() -> None:
     messages = [{"role": "user", "content": [{"type": "text", "text": "a",
                                               "cache_control": {"type": "ephemeral"}}]},

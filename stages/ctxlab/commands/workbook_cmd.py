@@ -1,6 +1,6 @@
-"""``ctxlab workbook reset N | solve N | check | zh-sync | export DIR | classroom``: regenerate,
-solve or verify the stubs and the Chinese notebooks; hand out a copy; print the GitHub Classroom
-workflow."""
+"""``ctxlab workbook reset N | solve N | check | zh-sync | export DIR | classroom | checklist``:
+regenerate, solve or verify the stubs and the Chinese notebooks; hand out a copy; print the
+GitHub Classroom workflow; write the appendix B map (docs/checklist.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..workbook import classroom, export, manage, points, twins
-from ..workbook.layout import STAGES, Stage, handed_out, stage
+from ..workbook import checklist_page, classroom, export, manage, points, twins
+from ..workbook.layout import STAGES, Stage, handed_out, repo_root, stage
 from .common import UserError
 
 
@@ -63,6 +63,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                 "workflow (points from solutions/grading.toml)")
     room.add_argument("--exercises", type=stage_list, default=None, metavar="N,M",
                       help="only these stages (default: the stages this checkout hands out)")
+    items = actions.add_parser("checklist", help="write docs/checklist.md and its Chinese twin: "
+                                                 "appendix B with the tests that check it")
+    items.add_argument("--check", action="store_true",
+                       help="write nothing; fail if the pages are out of date")
     parser.set_defaults(run=run)
 
 
@@ -85,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         for report in reports:
             console.print(zh_line(report), highlight=False, markup=False)
         return 0
+    if args.action == "checklist":
+        return _checklist(console, args.check)
     if args.action == "classroom":
         try:
             sys.stdout.write(classroom.workflow(args.exercises or handed_out(), points.load()))
@@ -111,4 +117,20 @@ def run(args: argparse.Namespace) -> int:
     console.print(f"{what} stages/{target.package}")
     if saved is not None:
         console.print(f"your previous files are in {saved}")
+    return 0
+
+
+def _checklist(console: Console, check: bool) -> int:
+    """Write (or with ``check`` only compare) the appendix B pages; 1 when out of date."""
+    try:
+        changed = (checklist_page.stale if check else checklist_page.write)(repo_root())
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    if check and changed:
+        console.print(f"out of date: {', '.join(changed)}: run `ctxlab workbook checklist`",
+                      highlight=False, markup=False)
+        return 1
+    what = "wrote" if changed else "up to date:"
+    console.print(f"{what} {', '.join(changed or checklist_page.PAGES.values())}",
+                  highlight=False, markup=False)
     return 0

@@ -7,6 +7,8 @@
 - ``@pytest.mark.exercise("2.3")`` ties a test to an exercise (``ctxlab grade`` groups by it).
 - ``@pytest.mark.pitfall(fixed_in=3, why="§9.2 ...")`` on a test parametrized by ``stage``:
   below ``fixed_in`` it becomes a strict xfail that only accepts ``PitfallObserved``.
+- ``@pytest.mark.checklist("B.12")`` names the appendix B items a test checks
+  (``ctxlab.workbook.checklist``; docs/checklist.md is written from these marks).
 - ``--ctxlab-report FILE`` writes one JSON record per test for ``ctxlab grade``;
   ``--ctxlab-log FILE`` appends each record as a JSON line as soon as its test ends (and a
   ``start`` line before it runs), so ``ctxlab room`` keeps what finished before a hang or crash.
@@ -55,6 +57,8 @@ def pytest_configure(config: pytest.Config) -> None:
                       CTXLAB_STAGE=str(stage) if stage else "")
     config.addinivalue_line("markers", "exercise(number): the exercise a test grades")
     config.addinivalue_line("markers", "pitfall(fixed_in, why): a pitfall-ladder test")
+    config.addinivalue_line("markers", "checklist(*items, partly=why): the guide's appendix B "
+                                       "items a test checks (docs/checklist.md)")
     config._ctxlab_results = []  # type: ignore[attr-defined]
 
 
