@@ -11,6 +11,7 @@ import pytest
 from simcheck import cached, text, user
 
 from ctxlab.sim import Simulator, make_client
+from ctxlab.sim.clock import WallClock
 from ctxlab.sim.ratelimit import Limits, RateLimiter
 
 HAIKU = "claude-haiku-4-5"
@@ -111,3 +112,15 @@ def test_an_injected_429_agrees_with_the_headers(sim: Simulator,
         ask(client)
     sim.clock.advance(2)
     assert ask(client).status_code == 200
+
+
+def test_serves_clock_runs_with_the_wall_clock() -> None:
+    """``ctxlab serve``'s clock: wall time passes, simulated latency adds on top."""
+
+    wall = [100.0]
+    clock = WallClock(lambda: wall[0])
+    wall[0] += 2.5
+    clock.advance(1.0)
+    assert clock.now == 3.5
+    wall[0] += 1
+    assert clock.now == 4.5 and clock.stamp(0).endswith("Z")

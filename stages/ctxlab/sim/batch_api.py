@@ -30,6 +30,11 @@ MAX_BYTES = 256 * 1024 * 1024  # the batch size limit (the server answers 413 ab
 _CUSTOM_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 
 
+def owns(route: str) -> bool:
+    """Whether ``route`` (no query, no trailing slash) is a Message Batches route."""
+    return route == ROUTE or route.startswith(ROUTE + "/")
+
+
 def answer(sim: Simulator, method: str, route: str, query: str, headers: dict[str, str],
            payload: Any) -> dict[str, Any] | bytes:
     """The body for a batches route; ``payload`` is the parsed body of a create."""
@@ -42,6 +47,8 @@ def answer(sim: Simulator, method: str, route: str, query: str, headers: dict[st
     if not parts and method == "GET":
         newest = list(reversed(sim.batches))
         return paging.page(newest, query, lambda i: sim.batches[i].view(now, stamp, base))
+    if not parts:
+        raise APIError(404, wording.NOT_FOUND)
     batch = sim.batches.get(parts[0])
     if batch is None or len(parts) > 2:
         raise APIError(404, wording.RESOURCE_NOT_FOUND)

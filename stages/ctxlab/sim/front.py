@@ -86,7 +86,7 @@ class HttpFront:
 
     def _limited(self, answer: SimResponse, route: str) -> SimResponse:
         if self.rate_limits is not None and not answer.timeout:
-            family = "batches" if route.startswith(batch_api.ROUTE) else "messages"
+            family = "batches" if batch_api.owns(route) else "messages"
             answer.headers.update(self.rate_limits.headers(family, self.clock.now,
                                                            self.clock.stamp))
         return answer
@@ -94,7 +94,7 @@ class HttpFront:
     def _route(self, method: str, route: str, query: str, headers: dict[str, str],
                body: bytes | dict[str, Any]) -> SimResponse:
         listing = method == "GET" and (route == "/v1/models" or route.startswith("/v1/models/"))
-        batches = route.startswith(batch_api.ROUTE)
+        batches = batch_api.owns(route)
         if not (listing or batches) and (method != "POST" or route not in (
                 "/v1/messages", "/v1/messages/count_tokens")):
             raise APIError(404, wording.NOT_FOUND)
