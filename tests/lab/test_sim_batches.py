@@ -16,7 +16,7 @@ import pytest
 from simcheck import assistant, cached, text, tool_result, user
 
 from ctxlab import models
-from ctxlab.sim import Latency, Simulator, make_client
+from ctxlab.sim import Latency, Simulator, batch_api, make_client
 from ctxlab.telemetry.usage import record_from_usage
 
 HAIKU = "claude-haiku-4-5"
@@ -164,10 +164,13 @@ def test_the_envelope_is_checked_at_once(client: anthropic.Anthropic,
     assert info.value.request_id and info.value.body["request_id"] == info.value.request_id
 
 
-def test_at_most_100000_requests(sim: Simulator) -> None:
-    one = {"custom_id": "r", "params": {}}
-    requests = [{**one, "custom_id": f"r{i}"} for i in range(100_001)]
+def test_at_most_100000_requests(client: anthropic.Anthropic,
+                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The limit's figure, then its mechanism on a small copy (100,001 requests cost seconds)."""
+    assert batch_api.MAX_REQUESTS == 100_000
+    monkeypatch.setattr(batch_api, "MAX_REQUESTS", 3)
     with pytest.raises(anthropic.BadRequestError) as info:
-        make_client(sim).messages.batches.create(requests=requests)
+        client.messages.batches.create(requests=[{"custom_id": f"r{i}", "params": {}}
+                                                 for i in range(4)])
     assert info.value.body["error"]["message"] == \
-        "requests: List should have at most 100000 items after validation, not 100001"
+        "requests: List should have at most 3 items after validation, not 4"
