@@ -199,3 +199,15 @@ def test_many_clients_at_once_are_all_answered(server: SimServer) -> None:
     for thread in threads:
         thread.join(20)
     assert answers == [b"HTTP/1.1 200 OK"] * 40
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "OPTIONS"])
+def test_any_other_method_is_the_apis_404_with_a_request_id(server: SimServer,
+                                                            method: str) -> None:
+    with _connect(server) as conn:
+        conn.sendall(_head(5).replace(b"POST", method.encode(), 1) + b"hello")
+        reply = _answer(conn)  # the unread body closes the connection after the answer
+    head, body = reply.split(b"\r\n\r\n", 1)
+    error = json.loads(body)
+    assert head.startswith(b"HTTP/1.1 404 ") and error["error"]["type"] == "not_found_error"
+    assert f"request-id: {error['request_id']}".encode() in head

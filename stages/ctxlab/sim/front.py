@@ -110,9 +110,10 @@ class HttpFront:
             found = batch_api.answer(self, method, route, query, headers,
                                      _payload(body) if created else None)
             if isinstance(found, bytes):  # the results file
+                answer = SimResponse(200, {"request-id": self._request_id(),
+                                           "content-type": "application/binary"}, found)
                 self.calls.append(Call(route, 200))
-                return SimResponse(200, {"request-id": self._request_id(),
-                                         "content-type": "application/binary"}, found)
+                return answer
             return self._answer(route, found)
         count_only = route.endswith("count_tokens")
         req = parse(_payload(body), headers, count_only=count_only)

@@ -103,12 +103,17 @@ class _Handler(BaseHTTPRequestHandler):
         return b"".join(parts)
 
     def do_GET(self) -> None:  # noqa: N802
+        """GET, DELETE (a batch's deletion) and any other method: answered without a body (an
+        unknown method is the API's JSON 404, with its request id); a body announced with one
+        is not read, so the connection closes after the answer."""
         self._watchdog.cancel()
+        if (self.headers.get("content-length") or "0").strip() != "0":
+            self.close_connection = True
         with self.server.lock:
             answer = self.server.sim.handle(self.command, self.path, dict(self.headers), b"")
         self._send(answer.status, answer.headers, answer.body)
 
-    do_DELETE = do_GET  # noqa: N815 (a batch's deletion has no body either)
+    do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_GET  # noqa: N815
 
     def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
         try:
