@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-EPOCH = datetime(2026, 1, 1, tzinfo=UTC).timestamp()  # what second 0 stands for, in-process
+from ..dynamic import EPOCH  # where second 0 lies in-process (the dynamic context's clock too)
 
 
 @dataclass
