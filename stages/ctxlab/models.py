@@ -138,6 +138,8 @@ LONG_CONTEXT = "[1m]"
 DEFAULT_MODEL = "claude-haiku-4-5"
 """The workbook's default: a 200K window, as in the guide's examples (§8)."""
 
+BATCH_DISCOUNT = 0.5  # "All usage is charged at 50% of the standard API prices" (batch docs)
+
 _BY_ID: dict[str, ModelSpec] = {alias: m for m in MODELS for alias in (m.id, *m.aliases)}
 
 
@@ -156,8 +158,11 @@ def get(model_id: str) -> ModelSpec:
 
 
 def cost_usd(spec: ModelSpec, *, input_tokens: int, output_tokens: int, cache_read: int = 0,
-             write_5m: int = 0, write_1h: int = 0) -> float:
-    """R26: the dollar cost of one call from its usage partition."""
+             write_5m: int = 0, write_1h: int = 0, batch: bool = False) -> float:
+    """R26: the dollar cost of one call from its usage partition; ``batch``: a Message Batch
+    request, all of whose usage is charged at ``BATCH_DISCOUNT`` of these prices (the cache
+    multipliers stack on it; docs: batch-processing, pricing)."""
     p = spec.prices
-    return (input_tokens * p.input + output_tokens * p.output + cache_read * p.cache_read
+    full = (input_tokens * p.input + output_tokens * p.output + cache_read * p.cache_read
             + write_5m * p.write_5m + write_1h * p.write_1h) / M
+    return full * BATCH_DISCOUNT if batch else full

@@ -30,11 +30,13 @@ from simcheck import (
 
 HAIKU = "claude-haiku-4-5"
 OPUS5 = "claude-opus-5"
-RATE_LIMITED = (
-    "This request would exceed the rate limit for your organization (org-simulated) of 50000 "
-    "input tokens per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. "
-    "You can see the response headers for current usage. Please reduce the prompt length or the "
-    "maximum tokens requested, or try again later.")
+RATE_LIMITED = (  # with no limits set, an injected 429 names the Start tier's ITPM
+    "This request would exceed the rate limit for your organization (org-simulated) of "
+    "2,000,000 input tokens per minute. For details, refer to: "
+    "https://docs.claude.com/en/api/rate-limits. You can see the response headers for current "
+    "usage. Please reduce the prompt length or the maximum tokens requested, or try again later. "
+    "You may also contact sales at https://www.anthropic.com/contact-sales to discuss your "
+    "options for a rate limit increase.")
 
 
 HEADERS = {"x-api-key": "k", "anthropic-version": "2023-06-01"}

@@ -46,6 +46,17 @@ def test_sdk_usage_object_gives_the_same_record() -> None:
     assert record(usage).to_dict() == record(USAGE).to_dict()
 
 
+def test_batch_tier_usage_is_billed_at_half_price() -> None:
+    """docs (batch processing): all usage at 50 %, the cache multipliers stacked on it."""
+    batch = {**USAGE, "service_tier": "batch"}
+    assert record(batch).cost_usd == pytest.approx(5113 / 1_000_000 * 0.5)
+    sdk = Usage(**{**USAGE, "cache_creation": CacheCreation(**USAGE["cache_creation"])},
+                service_tier="batch")
+    assert record(sdk).cost_usd == record(batch).cost_usd
+    assert record({**USAGE, "service_tier": "standard"}).cost_usd == record(USAGE).cost_usd
+    assert models.BATCH_DISCOUNT == 0.5
+
+
 def test_missing_and_none_optional_fields_count_as_zero() -> None:
     sparse = record({"input_tokens": 120, "output_tokens": 30, "cache_read_input_tokens": None})
     sdk = record(Usage(input_tokens=120, output_tokens=30))

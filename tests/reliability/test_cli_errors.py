@@ -86,6 +86,10 @@ CASES = {
     "--max-turns zero": (["run", "--max-turns", "0"], "must be at least 1, not 0"),
     "serve --port out of range": (["serve", "--port", "70000"],
                                   "argument --port: must be from 0 to 65535, not 70000"),
+    "serve --rate-limits unknown name": (["serve", "--rate-limits", "tpm=5"],
+                                         "--rate-limits: 'tpm=5': name one of rpm, itpm"),
+    "serve --rate-limits zero": (["serve", "--rate-limits", "rpm=0"],
+                                 "'rpm=0': the limit must be a whole number of at least 1"),
 }
 
 

@@ -17,7 +17,7 @@ import pytest
 
 from ctxlab.sim import Simulator
 from ctxlab.sim.guard import ParsedBody
-from ctxlab.sim.server import MAX_BODY, TOO_LARGE, SimServer
+from ctxlab.sim.server import BATCH_MAX_BODY, MAX_BODY, TOO_LARGE, SimServer
 
 BODY = json.dumps({"model": "claude-haiku-4-5", "max_tokens": 5,
                    "messages": [{"role": "user", "content": "hi"}]}).encode()
@@ -93,15 +93,24 @@ def test_a_client_that_trickles_its_request_is_closed(server: SimServer) -> None
         assert time.monotonic() - started < 4
 
 
-def test_a_body_over_32_mb_gets_the_apis_413_before_it_is_read(server: SimServer) -> None:
+@pytest.mark.parametrize("path, limit", [("/v1/messages", MAX_BODY),
+                                         ("/v1/messages/batches", BATCH_MAX_BODY)])
+def test_a_body_over_the_limit_gets_the_apis_413_before_it_is_read(
+        server: SimServer, path: str, limit: int) -> None:
+    """32 MB for a message, 256 MB for a Message Batch; the 413 has a request id like any
+    other error, in its body and its header."""
     with _connect(server) as conn:
-        conn.sendall(_head(MAX_BODY + 1))
+        conn.sendall(_head(limit + 1, path))
         reply = _answer(conn)
     assert reply.startswith(b"HTTP/1.1 413 ")
-    error = json.loads(reply.split(b"\r\n\r\n", 1)[1])
+    head, body = reply.split(b"\r\n\r\n", 1)
+    error = json.loads(body)
+    request_id = error.pop("request_id")
     assert error == {"type": "error", "error": {"type": "request_too_large",
                                                 "message": TOO_LARGE}}
+    assert request_id.startswith("req_") and f"request-id: {request_id}".encode() in head
     assert TOO_LARGE == "Request exceeds the maximum allowed number of bytes."
+    assert (MAX_BODY, BATCH_MAX_BODY) == (32 * 1024 * 1024, 256 * 1024 * 1024)
 
 
 def test_a_slow_upload_does_not_hold_the_simulator(server: SimServer) -> None:
@@ -190,3 +199,15 @@ def test_many_clients_at_once_are_all_answered(server: SimServer) -> None:
     for thread in threads:
         thread.join(20)
     assert answers == [b"HTTP/1.1 200 OK"] * 40
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "OPTIONS"])
+def test_any_other_method_is_the_apis_404_with_a_request_id(server: SimServer,
+                                                            method: str) -> None:
+    with _connect(server) as conn:
+        conn.sendall(_head(5).replace(b"POST", method.encode(), 1) + b"hello")
+        reply = _answer(conn)  # the unread body closes the connection after the answer
+    head, body = reply.split(b"\r\n\r\n", 1)
+    error = json.loads(body)
+    assert head.startswith(b"HTTP/1.1 404 ") and error["error"]["type"] == "not_found_error"
+    assert f"request-id: {error['request_id']}".encode() in head

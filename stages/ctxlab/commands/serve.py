@@ -1,4 +1,7 @@
-"""``ctxlab serve``: the simulator on a local HTTP port for any Anthropic-compatible client."""
+"""``ctxlab serve``: the simulator on a local HTTP port for any Anthropic-compatible client.
+
+Its clock runs with the wall clock (plus simulated latency), so cache TTLs, rate-limit buckets
+and Message Batches move while a client waits; limits are on by default (the Start tier)."""
 
 from __future__ import annotations
 
@@ -9,7 +12,9 @@ from rich.console import Console
 from ..brain import simulator_for
 from ..scenarios import ScenarioError
 from ..sim import Simulator
+from ..sim.clock import WallClock
 from ..sim.faults import KINDS, parse_spec
+from ..sim.ratelimit import Limits, RateLimiter
 from ..sim.server import SimServer
 from .common import UserError, bounded_int
 
@@ -29,6 +34,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="inject API failures: comma-separated KIND (next request), "
                              "KIND*N (next N) or KIND@RATE (each request, seeded by --seed); "
                              f"kinds: {', '.join(KINDS)}. Example: rate_limit*2,overloaded@0.1")
+    parser.add_argument("--rate-limits", metavar="SPEC", default="",
+                        help="per-minute limits, reported in anthropic-ratelimit-* headers and "
+                             "enforced with 429 + retry-after: rpm=N,itpm=N,otpm=N,batch-rpm=N "
+                             "(any subset; default the docs' Start tier: 1000 RPM, 2,000,000 "
+                             "ITPM, 400,000 OTPM, batch 1000 RPM); 'off' for none")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     parser.set_defaults(run=run)
 
@@ -42,6 +52,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     except ValueError as error:
         raise UserError(f"--faults: {error}") from None
+    sim.clock = WallClock()  # a client that waits (retry-after, a batch poll) sees time pass
+    if args.rate_limits.strip() != "off":
+        try:
+            sim.rate_limits = RateLimiter(Limits.parse(args.rate_limits), sim.clock.now)
+        except ValueError as error:
+            raise UserError(f"--rate-limits: {error}") from None
     try:
         server = SimServer(sim, args.host, args.port,
                            log=None if args.quiet else console.print)

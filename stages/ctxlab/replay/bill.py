@@ -62,7 +62,8 @@ class Bill:
         self._cached = cacheable
 
     def add_recorded(self, usage: dict[str, Any]) -> None:
-        """What the logged request cost by its own usage, at this bill's prices (R26)."""
+        """What the logged request cost by its own usage, at this bill's prices (R26; a
+        Message Batch request's, ``service_tier`` "batch", at the batch discount)."""
         split = usage.get("cache_creation") or {}
         creation = int(usage.get("cache_creation_input_tokens") or 0)
         one_hour = int(split.get("ephemeral_1h_input_tokens") or 0)
@@ -71,7 +72,8 @@ class Bill:
             self.spec, input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
             cache_read=int(usage.get("cache_read_input_tokens") or 0),
-            write_5m=creation - one_hour, write_1h=one_hour)
+            write_5m=creation - one_hour, write_1h=one_hour,
+            batch=usage.get("service_tier") == "batch")
 
     def add_summary(self, usage: Any) -> None:
         """A summary call a layer made through the session (billed by the simulator)."""

@@ -1,65 +1,45 @@
-"""The offline Messages API: one ``Simulator`` answers ``/v1/messages`` and ``count_tokens``.
+"""The offline Messages API: one ``Simulator`` answers ``/v1/messages``, ``count_tokens``,
+``/v1/models`` and the Message Batches endpoints.
 
-It is transport-free: ``handle()`` takes a method, path, headers and body bytes and returns a
-``SimResponse``. The in-process SDK client (``transport``) and the HTTP server (``server``) are
-thin adapters around it. Order of work for a create request: auth → JSON → shape (``schema``) →
-injected fault → message rules (``validate``) → server-side edits → window → compaction →
-cache → the responder's answer → output limits → usage and cost.
+It is transport-free: ``handle()`` (``front``) takes a method, path, headers and body bytes and
+returns a ``SimResponse``. Order of work for a create request, after the front's checks:
+message rules (``validate``) → server-side edits → window → compaction → cache → the
+responder's answer → output limits → usage and cost. A batch request (``batch_api``) goes the
+same way, at its own start time on the simulated clock.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..tokens import count_text
 from . import (
     cache,
-    catalog,
     choice,
     compaction,
     editing,
-    guard,
     images,
     options,
     output,
     render,
-    sse,
     validate,
-    wording,
 )
+from .batch import Batch
 from .clock import Latency, SimClock
-from .errors import APIError
-from .faults import Fault, FaultPlan, as_error
+from .faults import Fault, FaultPlan
+from .front import Call, HttpFront, SimResponse
+from .ratelimit import RateLimiter
 from .responder import EchoResponder, ModelView, Reply, Responder
-from .schema import Request, parse
+from .schema import Request
+
+__all__ = ["Call", "SimResponse", "Simulator"]
 
 COMPACT_BETA = "compact-2026-01-12"
 
 
 @dataclass
-class SimResponse:
-    """What goes back on the wire; ``timeout`` means the connection hangs instead."""
-
-    status: int
-    headers: dict[str, str]
-    body: bytes = b""
-    timeout: bool = False
-
-
-@dataclass
-class Call:
-    """One handled request, for inspection by tests and notebooks."""
-
-    path: str
-    status: int
-    usage: dict[str, Any] | None = None
-    error: str | None = None
-
-
-@dataclass
-class Simulator:
+class Simulator(HttpFront):
     """The simulated API; ``responder`` is the model, ``clock`` the simulated time."""
 
     responder: Responder = field(default_factory=EchoResponder)
@@ -73,68 +53,9 @@ class Simulator:
     # True models an Anthropic-compatible endpoint whose model ignores tool_choice (a fault for
     # the reliability lessons, §9.6); the real API always honours it.
     ignore_tool_choice: bool = False
-
-    def handle(self, method: str, path: str, headers: dict[str, str],
-               body: bytes | dict[str, Any]) -> SimResponse:
-        """Answer one HTTP request; a client's mistake is a 4xx, never an exception."""
-        headers = {k.lower(): v for k, v in headers.items()}
-        request_id = f"req_sim{len(self.calls) + 1:012d}"
-        route, _, query = path.partition("?")
-        route = route.rstrip("/")
-        try:
-            listing = method == "GET" and (route == "/v1/models" or
-                                           route.startswith("/v1/models/"))
-            if not listing and (method != "POST" or route not in ("/v1/messages",
-                                                                  "/v1/messages/count_tokens")):
-                raise APIError(404, wording.NOT_FOUND)
-            self._authenticate(headers)
-            if not headers.get("anthropic-version", "").strip():
-                raise APIError(400, wording.MISSING_VERSION)
-            if listing:
-                return self._answer(route, request_id, catalog.answer(route, query))
-            if isinstance(body, guard.ParsedBody):  # parsed by the server, outside its lock
-                payload = body.payload
-                guard.check(payload, body.escapes)
-            else:
-                payload = _json(body)
-                guard.check(payload, guard.has_escapes(body))
-            count_only = route.endswith("count_tokens")
-            req = parse(payload, headers, count_only=count_only)
-            fault = self.faults.next_fault(req)
-            if fault is not None and fault.kind == "timeout":
-                self.calls.append(Call(route, 0, error="timeout"))
-                return SimResponse(0, {}, timeout=True)
-            if fault is not None and fault.kind not in ("midstream", "empty") or (
-                    fault is not None and fault.kind == "midstream" and not req.stream):
-                raise as_error(fault)
-            result = self.count_tokens(req) if count_only else self.create(req, fault)
-        except APIError as error:
-            self.calls.append(Call(route, error.status, error=error.message))
-            return SimResponse(error.status, {"request-id": request_id, **error.headers,
-                                              "content-type": "application/json"},
-                               json.dumps(error.body(request_id)).encode())
-        if not count_only and req.stream:
-            self.calls.append(Call(route, 200, usage=result.get("usage")))
-            failure = {"type": "overloaded_error", "message": wording.OVERLOADED}
-            midstream = fault is not None and fault.kind == "midstream"
-            body_out = sse.events(result, fail_with=failure if midstream else None)
-            return SimResponse(200, {"request-id": request_id,
-                                     "content-type": "text/event-stream"}, body_out)
-        return self._answer(route, request_id, result)
-
-    def _answer(self, route: str, request_id: str, result: dict[str, Any]) -> SimResponse:
-        """A 200 JSON answer, recorded in ``calls``."""
-        self.calls.append(Call(route, 200, usage=result.get("usage")))
-        return SimResponse(200, {"request-id": request_id, "content-type": "application/json"},
-                           json.dumps(result, ensure_ascii=False).encode())
-
-    def _authenticate(self, headers: dict[str, str]) -> None:
-        """R1: ``x-api-key`` or ``Authorization: Bearer``; any key unless one is configured."""
-        key = headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
-        if not key.strip():
-            raise APIError(401, wording.MISSING_KEY)
-        if self.api_key is not None and key != self.api_key:
-            raise APIError(401, wording.INVALID_KEY)
+    rate_limits: RateLimiter | None = None  # None: no limits, no rate-limit headers
+    batches: dict[str, Batch] = field(default_factory=dict)  # Message Batches by id
+    batches_made: int = 0
 
     def _prepare(self, req: Request) -> tuple[render.Rendered, int, list[dict[str, Any]]]:
         """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits)."""
@@ -159,12 +80,14 @@ class Simulator:
             result["context_management"] = {"original_input_tokens": before}
         return result
 
-    def create(self, req: Request, fault: Fault | None = None) -> dict[str, Any]:
-        """One ``messages.create``: validate, edit, compact, cache, answer, bill."""
+    def create(self, req: Request, fault: Fault | None = None, *,
+               at: float | None = None) -> dict[str, Any]:
+        """One ``messages.create``: validate, edit, compact, cache, answer, bill. ``at``: a
+        batch request's start, which leaves the clock where it is."""
         compact = compaction.settings(req)
         rendered, _, applied = self._prepare(req)
         validate.check_window(req, rendered.total)
-        start = self.clock.now
+        start = self.clock.now if at is None else at
         prefix: list[dict[str, Any]] = []
         iterations: list[dict[str, Any]] = []
         if compact is not None and rendered.total >= compact["trigger"]:  # R33
@@ -205,7 +128,7 @@ class Simulator:
                 usage.update(input_tokens=0, cache_read_input_tokens=0,
                              cache_creation_input_tokens=0)
             usage["iterations"] = iterations
-        if self.auto_advance:
+        if self.auto_advance and at is None:
             self.clock.advance(self.latency.duration(out_tokens))
         message = {"id": msg_id, "type": "message", "role": "assistant", "model": req.model,
                    "content": prefix + blocks, "stop_reason": stop,
@@ -226,13 +149,6 @@ class Simulator:
                 "cache_creation": {"ephemeral_5m_input_tokens": part.write_5m,
                                    "ephemeral_1h_input_tokens": part.write_1h},
                 "service_tier": "standard"}
-
-
-def _json(body: bytes) -> Any:
-    try:
-        return json.loads(body or b"")
-    except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
-        raise APIError(400, wording.BAD_JSON.format(detail=error)) from None
 
 
 def _view(req: Request) -> ModelView:

@@ -31,7 +31,7 @@ class APIError(Exception):
         self.headers = dict(headers or {})
         self.details = details  # ``error.details``: the SDK picks a subclass by its error_code
 
-    def body(self, request_id: str) -> dict[str, Any]:
+    def body(self, request_id: str | None) -> dict[str, Any]:
         """The JSON envelope: ``{"type":"error","error":{...},"request_id":...}``."""
         error: dict[str, Any] = {"type": self.type, "message": self.message}
         if self.details is not None:

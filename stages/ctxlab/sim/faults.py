@@ -5,7 +5,7 @@ scheduled faults (the next N matching requests) and random ones (a seeded rate p
 ``parse_spec`` reads the ``ctxlab serve --faults`` form. Kinds:
 
 - ``rate_limit``: 429 ``rate_limit_error`` with a ``retry-after`` header (the SDK sleeps exactly
-  that long, so keep it small);
+  that long, so keep it small), worded and headed as the rate limiter's own refusal;
 - ``overloaded``: 529 ``overloaded_error``; ``server_error``: 500 ``api_error``;
 - ``timeout``: the connection hangs (in-process: the transport raises a read timeout);
 - ``midstream``: a streamed response that fails after the first block (HTTP 200, ``event: error``);
@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from . import wording
 from .errors import APIError
+from .ratelimit import Limits, RateLimiter
 from .schema import Request
 
 KINDS = ("rate_limit", "overloaded", "server_error", "timeout", "midstream", "empty")
@@ -104,15 +105,19 @@ def parse_spec(spec: str, seed: int = 0) -> FaultPlan:
     return FaultPlan(plan.scheduled, rates, seed)
 
 
-def as_error(fault: Fault) -> APIError:
-    """The HTTP error for a status-code fault."""
+def as_error(fault: Fault, limiter: RateLimiter | None = None, now: float = 0.0) -> APIError:
+    """The HTTP error for a status-code fault. An injected 429 is the limiter's own refusal of
+    the input-token limit (the Start tier's when no limits are set), and it empties that bucket
+    until ``retry_after`` has passed, so the headers and the next request agree with it."""
     headers: dict[str, str] = {}
     if fault.should_retry is not None:
         headers["x-should-retry"] = "true" if fault.should_retry else "false"
     if fault.kind == "rate_limit":
-        headers["retry-after"] = f"{fault.retry_after:g}"
-        message = wording.RATE_LIMITED.format(org="org-simulated", limit=50_000)
-        return APIError(429, message, headers=headers)
+        buckets = limiter or RateLimiter(Limits())
+        buckets.drain("input_tokens", now, fault.retry_after)
+        error = buckets.refusal("input_tokens", fault.retry_after)
+        error.headers.update(headers)
+        return error
     if fault.kind == "server_error":
         return APIError(500, wording.INTERNAL, headers=headers)
     return APIError(529, wording.OVERLOADED, headers=headers)

@@ -5,31 +5,31 @@ other SDKs. Each connection has its own thread; a request's body is read and par
 only the simulation itself takes the simulator's lock (it keeps one cache and one clock), so a
 big or slow upload never makes another client wait. A connection idle for ``read_timeout``
 seconds, or whose request is not complete after ``request_deadline`` seconds (a client that
-trickles its bytes), is closed. A body over 32 MB is answered 413 ``request_too_large`` with the
-API's wording, before it is read. A client's mistake is answered with its 4xx and one log line;
-a client that hangs up is one log line; nothing a client sends can make the server print a
-traceback, and the log never echoes the client's bytes (known routes are named, anything else
-is ``<other path>``).
+trickles its bytes), is closed. A body over 32 MB (256 MB for a Message Batch) is answered 413
+``request_too_large`` with the API's wording and a ``request_id``, before it is read. A
+client's mistake is answered with its 4xx and one log line; a client that hangs up is one log
+line; nothing a client sends can make the server print a traceback, and the log never echoes
+the client's bytes (known routes are named, anything else is ``<other path>``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from . import wording
+from . import batch_api, wording
 from .engine import Simulator
 from .errors import APIError
 from .guard import ParsedBody
 
 MAX_BODY = 32 * 1024 * 1024  # the API's request size limit (API notes §2.2, row l)
+BATCH_MAX_BODY = batch_api.MAX_BYTES  # a Message Batch's (docs: batch limitations)
 TOO_LARGE = "Request exceeds the maximum allowed number of bytes."  # the API's 413 wording
-_ROUTES = ("/v1/messages", "/v1/messages/count_tokens", "/v1/models")
+_ROUTES = ("/v1/messages", "/v1/messages/count_tokens", "/v1/models", batch_api.ROUTE)
 _METHODS = ("GET", "POST", "PUT", "DELETE", "HEAD", "PATCH", "OPTIONS")
 _CHUNK = 1 << 20
 
@@ -65,16 +65,14 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
         raw_length = self.headers.get("content-length") or "0"
         length = int(raw_length) if raw_length.strip().isdigit() else -1
-        if length < 0:
-            self.close_connection = True  # the body's end is unknown: do not read it
-            error = APIError(400, wording.BAD_CONTENT_LENGTH).body("req_sim_server")
-            self._send(400, {"content-type": "application/json"}, json.dumps(error).encode())
-            return
-        if length > MAX_BODY:
+        limit = BATCH_MAX_BODY if self.path.startswith(batch_api.ROUTE) else MAX_BODY
+        if length < 0 or length > limit:
             self.close_connection = True  # the unread body must not be parsed as a request
-            error = {"type": "error", "error": {"type": "request_too_large",
-                                                "message": TOO_LARGE}}
-            self._send(413, {"content-type": "application/json"}, json.dumps(error).encode())
+            error = APIError(400, wording.BAD_CONTENT_LENGTH) if length < 0 else \
+                APIError(413, TOO_LARGE)
+            with self.server.lock:
+                answer = self.server.sim.refuse(error, self.path.split("?", 1)[0])
+            self._send(answer.status, answer.headers, answer.body)
             return
         body = self._read(length)
         if body is None:
@@ -105,10 +103,17 @@ class _Handler(BaseHTTPRequestHandler):
         return b"".join(parts)
 
     def do_GET(self) -> None:  # noqa: N802
+        """GET, DELETE (a batch's deletion) and any other method: answered without a body (an
+        unknown method is the API's JSON 404, with its request id); a body announced with one
+        is not read, so the connection closes after the answer."""
         self._watchdog.cancel()
+        if (self.headers.get("content-length") or "0").strip() != "0":
+            self.close_connection = True
         with self.server.lock:
-            answer = self.server.sim.handle("GET", self.path, dict(self.headers), b"")
+            answer = self.server.sim.handle(self.command, self.path, dict(self.headers), b"")
         self._send(answer.status, answer.headers, answer.body)
+
+    do_DELETE = do_PUT = do_PATCH = do_OPTIONS = do_GET  # noqa: N815
 
     def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
         try:

@@ -116,14 +116,30 @@ MISSING_KEY = "x-api-key header is required"
 INVALID_KEY = "invalid x-api-key"
 UNKNOWN_MODEL = "model: {model}"
 NOT_FOUND = "Not found"
-# Faults — 3P-LIVE (R38, R39), weak (500)
+# Faults — 3P-LIVE (R38, R39), weak (500). The rate-limit text names the limit that was hit:
+# "input tokens", "output tokens" (3P-LIVE, several live captures) or "requests" (one capture).
 RATE_LIMITED = ("This request would exceed the rate limit for your organization ({org}) of "
-                "{limit} input tokens per minute. For details, refer to: "
+                "{limit:,} {unit} per minute. For details, refer to: "
                 "https://docs.claude.com/en/api/rate-limits. You can see the response headers "
                 "for current usage. Please reduce the prompt length or the maximum tokens "
-                "requested, or try again later.")
+                "requested, or try again later. You may also contact sales at "
+                "https://www.anthropic.com/contact-sales to discuss your options for a rate "
+                "limit increase.")
 OVERLOADED = "Overloaded"
 INTERNAL = "Internal server error"
 
 # Placeholder written over a cleared tool result (R28) — UNVERIFIED wording
 CLEARED_RESULT = "[tool result cleared by context management]"
+RESOURCE_NOT_FOUND = "The requested resource could not be found."  # DOC (errors page example)
+
+# Message Batches (DOC batch-processing: limits, custom_id pattern, the parameters a batch
+# refuses); texts pydantic-style as the API's schema errors are — UNVERIFIED; OURS where marked
+BATCH_TOO_FEW = "requests: List should have at least 1 item after validation, not 0"
+BATCH_TOO_MANY = "requests: List should have at most {limit} items after validation, not {n}"
+CUSTOM_ID_PATTERN = "{path}: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+CUSTOM_ID_DUPLICATE = ("requests.{i}.custom_id: custom_id '{id}' is already used by another "
+                       "request in this batch; each must be unique")  # OURS
+BATCH_STREAM = "stream: Input should be False"
+BATCH_NOT_ENDED = ("Message Batch {id} has not ended yet; cancel it and wait for it to end "
+                   "before you delete it")  # OURS
+BATCH_NO_RESULTS = "Message Batch {id} has not ended yet; its results are not ready"  # OURS

@@ -1,8 +1,9 @@
 """Build a :class:`TurnRecord` from the API's ``usage`` block (§12.6, §14 stage 1 step 4).
 
 The usage block is the only ground truth for cost and caching (§12.6): total input is
-``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``, and the cache writes
-split by TTL in ``cache_creation``. Any optional field may be missing or None.
+``input_tokens + cache_read_input_tokens + cache_creation_input_tokens``, the cache writes
+split by TTL in ``cache_creation``, and ``service_tier`` "batch" marks a Message Batch request
+(billed at the batch discount). Any optional field may be missing or None.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ class UsageParts:
     cache_read: int
     write_5m: int
     write_1h: int
+    batch: bool = False  # ``service_tier`` "batch": a Message Batch request, at half price
 
     @property
     def cache_write(self) -> int:
@@ -59,7 +61,13 @@ def usage_parts(usage: Usage | Mapping[str, Any] | None) -> UsageParts:
         cache_read=_field(usage, "cache_read_input_tokens"),
         write_5m=write_5m + max(unsplit, 0),
         write_1h=write_1h,
+        batch=_tier(usage) == "batch",
     )
+
+
+def _tier(usage: Usage | Mapping[str, Any]) -> Any:
+    return usage.get("service_tier") if isinstance(usage, Mapping) else getattr(
+        usage, "service_tier", None)
 
 
 def record_from_usage(
@@ -85,7 +93,7 @@ def record_from_usage(
     parts = usage_parts(usage)
     cost = models.cost_usd(spec, input_tokens=parts.input_tokens,
                            output_tokens=parts.output_tokens, cache_read=parts.cache_read,
-                           write_5m=parts.write_5m, write_1h=parts.write_1h)
+                           write_5m=parts.write_5m, write_1h=parts.write_1h, batch=parts.batch)
     return TurnRecord(
         turn=turn,
         kind=kind,
