@@ -40,15 +40,17 @@ PLACEHOLDER = ("[replay] the session log starts with an assistant message; this 
 
 @dataclass
 class Recorded:
-    """What the log says about one assistant message: its model, the last usage logged, and
-    when its first line was written (seconds since the epoch)."""
+    """What the log says about one assistant message: its model, the last usage logged, the
+    last usage per ``message.id`` merged into it (each id is billed once; ``""`` holds the
+    usage of lines with no id), and when its first line was written (epoch seconds)."""
 
     model: str | None = None
     usage: dict[str, Any] | None = None
     at: float | None = None
+    usages: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
-def _seconds(timestamp: Any) -> float | None:
+def seconds(timestamp: Any) -> float | None:
     """An ISO timestamp (``2026-01-21T15:30:16.888Z``) as epoch seconds, None when unreadable."""
     try:
         return datetime.fromisoformat(str(timestamp)).timestamp()
@@ -112,7 +114,7 @@ class Builder:
                                                              or response.extras)):
             self._flush()
             response = self._open = _Response([mid])
-            response.recorded.at = _seconds(entry.data.get("timestamp"))
+            response.recorded.at = seconds(entry.data.get("timestamp"))
         elif mid not in response.ids:
             response.ids.append(mid)
         copies = 0
@@ -132,7 +134,8 @@ class Builder:
             self.duplicates += 1
         response.recorded.model = message.get("model") or response.recorded.model
         if isinstance(message.get("usage"), dict):
-            response.recorded.usage = message["usage"]
+            key = str(message.get("id") or "")  # "": a line with no id, never deduplicated
+            response.recorded.usage = response.recorded.usages[key] = message["usage"]
 
     def _user(self, entry: Entry, message: dict[str, Any]) -> None:
         response, timestamp = self._open, entry.data.get("timestamp")

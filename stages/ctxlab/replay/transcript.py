@@ -15,7 +15,7 @@ from typing import Any
 
 from .blocks import IMAGE_PLACEHOLDER
 from .builder import Builder, Recorded
-from .lines import MAX_BYTES, TranscriptError, read_lines
+from .lines import MAX_BYTES, ReadResult, TranscriptError, read_lines
 from .select import Boundary, select
 
 Messages = list[dict[str, Any]]
@@ -119,12 +119,25 @@ class Transcript:
         recorded = self.recorded.get(index)
         return recorded.usage if recorded is not None and _usage_known(recorded) else None
 
+    def usages(self, index: int) -> dict[str, dict[str, Any]]:
+        """Each real usage logged for the assistant message at ``index``, by ``message.id``."""
+        recorded = self.recorded.get(index)
+        if recorded is None:
+            return {}
+        return {mid: usage for mid, usage in recorded.usages.items()
+                if _usage_known(Recorded(usage=usage))}
+
 
 def load_transcript(path: str | Path, *, whole_file: bool = False,
                     max_bytes: int = MAX_BYTES) -> Transcript:
     """Import one session log; ``TranscriptError`` when it holds no conversation at all."""
     path = Path(path)
-    read = read_lines(path, max_bytes)
+    return build_transcript(path, read_lines(path, max_bytes), whole_file=whole_file)
+
+
+def build_transcript(path: Path, read: ReadResult, *, whole_file: bool = False) -> Transcript:
+    """The history of the lines ``read`` holds (a whole file, or one session's lines gathered
+    from several: ``group``), named after ``path``."""
     chosen = select(read.entries, whole_file=whole_file)
     builder = Builder()
     for entry in chosen.entries:

@@ -1,0 +1,142 @@
+"""Session trees: the lines of every log given, grouped by the session they belong to (§11).
+
+Claude Code writes a session's main thread to ``<session>.jsonl`` and each sub-agent's
+sidechain to ``<session>/subagents/agent-<id>.jsonl`` (older versions put sidechain lines in
+the main file); every line carries its session's ``sessionId``, a sidechain line also
+``isSidechain: true`` and, from 2.0 on, its sub-agent's ``agentId`` (real-transcripts §4.1).
+So lines, not files, are grouped, over every file given, whatever their order or folders:
+
+- a line belongs to the session whose ``sessionId`` it carries; a line with none (a title, a
+  snapshot) goes with the line before it in its file (the file's first line with one, at the
+  start); a file with no ``sessionId`` at all is a session of its own;
+- within a session the main-thread lines are the *parent*, and the sidechain lines of each
+  ``agentId`` one *sidechain* (a sidechain line with no ``agentId`` takes the one its file
+  gives its other sidechain lines, else it stands for its file's own sub-agent);
+- a file holding several sessions (a resumed session re-logs the one it resumed) gives each its
+  part; one session's parts from several files are put in order of their first timestamp, and
+  the copies between them are dropped when the history is built (by ``message.id``);
+- a session whose main thread is in none of the files has orphan sidechains: each is reported
+  on its own and says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .builder import seconds
+from .lines import MAX_BYTES, Entry, ReadResult, TranscriptError, read_lines
+
+
+@dataclass
+class Member:
+    """One thread of a session: its main thread (``agent`` None) or one sub-agent."""
+
+    session: str | None
+    agent: str | None
+    sidechain: bool
+    parts: dict[Path, list[Entry]] = field(default_factory=dict)
+    skipped: list[ReadResult] = field(default_factory=list)  # files whose unread lines count here
+
+    @property
+    def paths(self) -> list[Path]:
+        """The files holding this thread, in the order its lines are read."""
+        return sorted(self.parts, key=lambda p: _start(self.parts[p]))
+
+    @property
+    def start(self) -> float:
+        return min(_start(entries) for entries in self.parts.values())
+
+    def read(self) -> ReadResult:
+        """The thread's lines, file after file, as one ``ReadResult`` (what could not be read
+        of a file is counted with the thread its first line belongs to)."""
+        entries = [e for path in self.paths for e in self.parts[path]]
+        result = ReadResult(entries, len(entries))
+        for skipped in self.skipped:
+            result.lines += skipped.comments + len(skipped.broken)
+            result.comments += skipped.comments
+            result.broken += skipped.broken
+        return result
+
+
+@dataclass
+class Tree:
+    """A session: its parent (None when no file holds its main thread) and its sidechains,
+    in the order they started."""
+
+    session: str | None
+    parent: Member | None
+    sidechains: list[Member]
+
+
+def _start(entries: list[Entry]) -> float:
+    """The first timestamp among ``entries`` (infinity when none is readable)."""
+    stamps = [seconds(e.data["timestamp"]) for e in entries if e.data.get("timestamp")]
+    return min((s for s in stamps if s is not None), default=float("inf"))
+
+
+def _session(entry: Entry) -> str | None:
+    sid = entry.data.get("sessionId")
+    return sid if isinstance(sid, str) and sid else None
+
+
+def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | None, bool]]:
+    """Per entry of one file: its session, its sub-agent, whether it is a sidechain line."""
+    sessions = [_session(e) for e in entries]
+    first = next((s for s in sessions if s), None)
+    own = f"file:{path}" if first is None else None  # a file with no sessionId
+    agents: dict[str | None, str] = {}  # per session: the agentId its sidechain lines give
+    for entry, sid in zip(entries, sessions, strict=True):
+        agent = entry.data.get("agentId")
+        if entry.data.get("isSidechain") and isinstance(agent, str) and agent:
+            agents.setdefault(sid, agent)
+    threads: list[tuple[str | None, str | None, bool]] = []
+    last: tuple[str | None, str | None, bool] = (first or own, None, False)
+    for entry, sid in zip(entries, sessions, strict=True):
+        if sid is not None:
+            side = bool(entry.data.get("isSidechain"))
+            agent = entry.data.get("agentId")
+            agent = (agent if isinstance(agent, str) and agent else
+                     agents.get(sid, f"file:{path.name}")) if side else None
+            last = (sid, agent, side)
+        threads.append(last)
+    return threads
+
+
+def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
+          ) -> tuple[list[Tree], list[tuple[Path, str]]]:
+    """The session trees of ``files`` (parents first in the order their files came, then the
+    orphans' sessions), and the files that could not be read, each with why."""
+    members: dict[tuple[str | None, str | None], Member] = {}
+    failed: list[tuple[Path, str]] = []
+    for path in files:
+        try:
+            read = read_lines(path, max_bytes)
+        except TranscriptError as error:
+            failed.append((path, str(error)))
+            continue
+        threads = _threads(path, read.entries)
+        for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
+            member = members.setdefault((sid, agent), Member(sid, agent, side))
+            member.parts.setdefault(path, []).append(entry)
+        owner = threads[0][:2] if threads else (f"file:{path}", None)
+        member = members.setdefault(owner, Member(owner[0], None, False))
+        member.parts.setdefault(path, [])
+        member.skipped.append(ReadResult([], comments=read.comments, broken=read.broken))
+    trees: dict[str | None, Tree] = {}
+    for (sid, _), member in members.items():
+        tree = trees.setdefault(sid, Tree(_visible(sid), None, []))
+        if member.sidechain:
+            tree.sidechains.append(member)
+        else:
+            tree.parent = member
+    for tree in trees.values():
+        tree.sidechains.sort(key=lambda m: m.start)
+    ordered = sorted(trees.values(), key=lambda t: t.parent is None)  # stable: file order
+    return ordered, failed
+
+
+def _visible(sid: str | None) -> str | None:
+    """A session id as reported: None for a file that names none."""
+    return None if sid is None or sid.startswith("file:") else sid
