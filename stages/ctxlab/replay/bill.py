@@ -69,14 +69,17 @@ class Bill:
                                                write_5m=written)
         self._cached = cacheable
 
-    def add_recorded(self, usage: dict[str, Any]) -> None:
-        """What the logged request cost by its own usage, at this bill's prices (R26)."""
+    def add_recorded(self, usage: dict[str, Any], model: str | None = None) -> None:
+        """What a logged request cost by its own usage (R26), at the prices of ``model``, the
+        one that answered it, when the model table knows it, else at this bill's."""
         split = usage.get("cache_creation") or {}
         creation = int(usage.get("cache_creation_input_tokens") or 0)
         one_hour = int(split.get("ephemeral_1h_input_tokens") or 0)
+        spec = (models.lookup(model.removesuffix(models.LONG_CONTEXT)) if model else None) \
+            or self.spec
         self.recorded_requests += 1
         self.recorded_usd += models.cost_usd(
-            self.spec, input_tokens=int(usage.get("input_tokens") or 0),
+            spec, input_tokens=int(usage.get("input_tokens") or 0),
             output_tokens=int(usage.get("output_tokens") or 0),
             cache_read=int(usage.get("cache_read_input_tokens") or 0),
             write_5m=creation - one_hour, write_1h=one_hour)

@@ -40,14 +40,12 @@ PLACEHOLDER = ("[replay] the session log starts with an assistant message; this 
 
 @dataclass
 class Recorded:
-    """What the log says about one assistant message: its model, the last usage logged, the
-    last usage per ``message.id`` merged into it (each id is billed once; ``""`` holds the
-    usage of lines with no id), and when its first line was written (epoch seconds)."""
+    """What the log says about one assistant message: its model, the last usage logged, and
+    when its first line was written (seconds since the epoch)."""
 
     model: str | None = None
     usage: dict[str, Any] | None = None
     at: float | None = None
-    usages: dict[str, dict[str, Any]] = field(default_factory=dict)
 
 
 def seconds(timestamp: Any) -> float | None:
@@ -134,8 +132,7 @@ class Builder:
             self.duplicates += 1
         response.recorded.model = message.get("model") or response.recorded.model
         if isinstance(message.get("usage"), dict):
-            key = str(message.get("id") or "")  # "": a line with no id, never deduplicated
-            response.recorded.usage = response.recorded.usages[key] = message["usage"]
+            response.recorded.usage = message["usage"]
 
     def _user(self, entry: Entry, message: dict[str, Any]) -> None:
         response, timestamp = self._open, entry.data.get("timestamp")

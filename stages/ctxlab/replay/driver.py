@@ -61,6 +61,10 @@ class Replay:
 
     def run(self) -> ReplayReport:
         """Replay every message; returns the report."""
+        for mid, logged in self.transcript.logged.items():  # once per id in the tree
+            if mid not in self.billed:
+                self.billed.add(mid)
+                self.report.bill.add_recorded(logged.usage, logged.model)
         live: Messages = []
         for index, message in enumerate(self.transcript.messages):
             if message["role"] == "assistant":
@@ -138,21 +142,12 @@ class Replay:
             self.report.carry.append(carry)
         return live
 
-    def _bill_recorded(self, index: int) -> None:
-        """Bill the usage each ``message.id`` of this response recorded, once per replay tree."""
-        for mid, usage in self.transcript.usages(index).items():
-            if mid and mid in self.billed:
-                continue
-            self.billed.add(mid)
-            self.report.bill.add_recorded(usage)
-
     def _record(self, live: Messages, index: int, reply: dict[str, Any]) -> None:
         """Size and bill the request just prepared; tell the session what it produced."""
         original = self.sizes["original"].count(self.transcript.messages[:index])
         usage = self.transcript.usage(index)
         if usage is not None:
             self.overhead = max(0, usage_total(usage) - original)
-        self._bill_recorded(index)
         tokens = self.sizes["live"].count(live) + self.overhead
         shared = 0 if self.sent is None else (
             self.overhead + self.sizes["live"].count(live, shared_prefix(self.sent, live)))

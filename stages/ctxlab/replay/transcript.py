@@ -16,6 +16,7 @@ from typing import Any
 from .blocks import IMAGE_PLACEHOLDER
 from .builder import Builder, Recorded
 from .lines import MAX_BYTES, ReadResult, TranscriptError, read_lines
+from .recorded import Logged, logged_usage, usage_known
 from .select import Boundary, select
 
 Messages = list[dict[str, Any]]
@@ -99,10 +100,7 @@ def _no_requests(report: ImportReport, messages: Messages) -> str | None:
 
 
 def _usage_known(recorded: Recorded) -> bool:
-    usage = recorded.usage or {}
-    return any(isinstance(usage.get(k), int) and usage[k] > 0
-               for k in ("input_tokens", "cache_read_input_tokens",
-                         "cache_creation_input_tokens"))
+    return usage_known(recorded.usage)
 
 
 @dataclass
@@ -113,19 +111,12 @@ class Transcript:
     messages: Messages
     recorded: dict[int, Recorded]  # index of an assistant message → its model and usage
     report: ImportReport
+    logged: dict[str, Logged] = field(default_factory=dict)  # every usage, the whole log
 
     def usage(self, index: int) -> dict[str, Any] | None:
         """The usage logged for the assistant message at ``index``, when it is real."""
         recorded = self.recorded.get(index)
         return recorded.usage if recorded is not None and _usage_known(recorded) else None
-
-    def usages(self, index: int) -> dict[str, dict[str, Any]]:
-        """Each real usage logged for the assistant message at ``index``, by ``message.id``."""
-        recorded = self.recorded.get(index)
-        if recorded is None:
-            return {}
-        return {mid: usage for mid, usage in recorded.usages.items()
-                if _usage_known(Recorded(usage=usage))}
 
 
 def load_transcript(path: str | Path, *, whole_file: bool = False,
@@ -162,4 +153,5 @@ def build_transcript(path: Path, read: ReadResult, *, whole_file: bool = False) 
     empty = _no_requests(report, messages)
     if empty is not None:
         report.notes.insert(0, empty)
-    return Transcript(path, messages, builder.recorded, report)
+    logged = logged_usage(select(read.entries, whole_file=True).entries)
+    return Transcript(path, messages, builder.recorded, report, logged)
