@@ -98,7 +98,7 @@ def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | N
             side = bool(entry.data.get("isSidechain"))
             agent = entry.data.get("agentId")
             agent = (agent if isinstance(agent, str) and agent else
-                     agents.get(sid, f"file:{path.name}")) if side else None
+                     agents.get(sid, f"file:{path}")) if side else None
             last = (sid, agent, side)
         threads.append(last)
     return threads
@@ -106,8 +106,8 @@ def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | N
 
 def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
           ) -> tuple[list[Tree], list[tuple[Path, str]]]:
-    """The session trees of ``files`` (parents first in the order their files came, then the
-    orphans' sessions), and the files that could not be read, each with why."""
+    """The session trees of ``files``, in the order their first lines came, and the files
+    that could not be read, each with why."""
     members: dict[tuple[str | None, str | None], Member] = {}
     failed: list[tuple[Path, str]] = []
     for path in files:
@@ -118,7 +118,7 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
             continue
         threads = _threads(path, read.entries)
         for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
-            member = members.setdefault((sid, agent), Member(sid, agent, side))
+            member = members.setdefault((sid, agent), Member(sid, _visible(agent), side))
             member.parts.setdefault(path, []).append(entry)
         owner = threads[0][:2] if threads else (f"file:{path}", None)
         member = members.setdefault(owner, Member(owner[0], None, False))
@@ -133,10 +133,9 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
             tree.parent = member
     for tree in trees.values():
         tree.sidechains.sort(key=lambda m: m.start)
-    ordered = sorted(trees.values(), key=lambda t: t.parent is None)  # stable: file order
-    return ordered, failed
+    return list(trees.values()), failed
 
 
 def _visible(sid: str | None) -> str | None:
-    """A session id as reported: None for a file that names none."""
+    """A session or agent id as reported: None for one a file stands for (it names none)."""
     return None if sid is None or sid.startswith("file:") else sid

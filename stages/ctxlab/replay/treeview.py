@@ -75,7 +75,7 @@ def overview(trees: Sequence[TreeReport]) -> RenderableType:
     members = [m for t in trees for m in t.members]
     reports = [m.report for m in members]
     sessions = len({t.session for t in trees})
-    footers = {"file": f"{sessions} sessions, {len(reports)} logs",
+    footers = {"file": f"{sessions} sessions, {len(reports)} threads",
                "req": f"{sum(len(r.points) for r in reports):,}",
                "viol": str(sum(len(r.violations) for r in reports)),
                "layers fired": f"{sum(t.triggers for r in reports for t in r.layers().values()):,}",
