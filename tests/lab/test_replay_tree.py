@@ -104,7 +104,7 @@ def test_a_file_holding_two_sessions_gives_each_its_own_tree(
     report = replay(capsys, RESUMED)["replays"]
     sessions = [r["session"] for r in report]
     assert sessions == ["3c3c0000-0000-4000-8000-000000000001",
-                        "3c3c0000-0000-4000-8000-000000000002"]
+                        "4e4e0000-0000-4000-8000-000000000002"]
     assert [r["requests"] for r in report] == [2, 2]
     for r in report:
         assert r["tree"]["recorded_usd"] == pytest.approx(usage_cost(RESUMED,

@@ -42,9 +42,12 @@ def _usd(x: float) -> str:
     return f"${x:,.2f}"
 
 
-def _label(member: MemberReport) -> str:
+def _label(member: MemberReport, session: str | None, shared: set[str]) -> str:
+    """A parent by its file (with its session when another session shares the file), a
+    sidechain as ``└ kind agent``."""
     if member.kind is None:
-        return short_name(member.report.file)
+        name = member.report.file
+        return short_name(f"{session[:8]}@{name}" if name in shared and session else name)
     kind = member.kind.kind
     return f"└ {kind} {short_name(member.agent or member.report.file, NAME_WIDTH - 3 - len(kind))}"
 
@@ -58,14 +61,15 @@ def _row(table: Table, label: str, r: ReplayReport) -> None:
                   _usd(r.bill.with_zones_usd))
 
 
-def _blocks(trees: Sequence[TreeReport]) -> list[tuple[str | None, list[MemberReport]]]:
-    """Per tree: a heading row (orphans: the absent parent) and its members in order."""
-    blocks: list[tuple[str | None, list[MemberReport]]] = []
+def _blocks(trees: Sequence[TreeReport]) -> list[tuple[str | None, bool, list[MemberReport]]]:
+    """Per block of rows: its session, whether its parent is absent, its members in order
+    (the orphan sidechains of one session share a block)."""
+    blocks: list[tuple[str | None, bool, list[MemberReport]]] = []
     for tree in trees:
-        if tree.orphan and blocks and blocks[-1][0] == tree.session:
-            blocks[-1][1].append(tree.root)
+        if tree.orphan and blocks and blocks[-1][1] and blocks[-1][0] == tree.session:
+            blocks[-1][2].append(tree.root)
         else:
-            blocks.append((tree.session if tree.orphan else None, tree.members))
+            blocks.append((tree.session, tree.orphan, tree.members))
     return blocks
 
 
@@ -88,12 +92,15 @@ def overview(trees: Sequence[TreeReport]) -> RenderableType:
     for column in COLUMNS:
         table.add_column(column, footers[column], no_wrap=column == "file",
                          justify="left" if column in ("file", "layers fired") else "right")
-    for absent, block in _blocks(trees):
-        if absent is not None:
-            table.add_row(escape(f"parent absent: {absent[:8]}"), *[""] * 6, style="yellow")
+    roots = [t.root.report.file for t in trees if not t.orphan]
+    shared = {name for name in roots if roots.count(name) > 1}  # a file of several sessions
+    for session, absent, block in _blocks(trees):
+        if absent:
+            table.add_row(escape(f"parent absent: {(session or '')[:8]}"), *[""] * 6,
+                          style="yellow")
         for member in block:
-            _row(table, _label(member), member.report)
-        if absent is None and len(block) > 1:
+            _row(table, _label(member, session, shared), member.report)
+        if not absent and len(block) > 1:
             rs = [m.report for m in block]
             table.add_row("  = tree", f"{sum(len(r.points) for r in rs):,}",
                           str(sum(len(r.violations) for r in rs)), "", "",

@@ -79,7 +79,7 @@ def _bill(r: ReplayReport) -> RenderableType:
     table.add_row(f"with a cache breakpoint on the last message (saves {b.saving:.0%})",
                   fmt_usd(b.with_zones_usd))
     if b.recorded_requests:
-        table.add_row(f"what the log's own usage cost ({b.recorded_requests} responses)",
+        table.add_row(f"what the log's own usage cost (all {b.recorded_requests} responses)",
                       fmt_usd(b.recorded_usd))
     if b.summary_calls:
         table.add_row(f"summary calls made by the layers ({b.summary_calls})",
