@@ -145,3 +145,18 @@ def test_the_tree_table_reads_at_80_columns(capsys: pytest.CaptureFixture[str],
     for row in ("└ explore a5e1f00", "└ compaction", "= tree", "parent absent: 9d0e0000",
                 "4 sessions, 6 threads"):
         assert row in out
+
+
+def test_bookkeeping_lines_do_not_make_a_parent(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A sub-agent's file that starts with a title line and holds a main-thread queue line is
+    still an orphan sidechain, not a parent with nothing to replay."""
+    lines = [json.loads(line) for line in ORPHAN.read_text().splitlines()]
+    queued = {"type": "queue-operation", "operation": "enqueue", "isSidechain": False,
+              "sessionId": lines[0]["sessionId"], "timestamp": lines[0]["timestamp"]}
+    path = tmp_path / "agent.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in
+                            [{"type": "summary", "summary": "title"}, queued, *lines]))
+    report = replay(capsys, path)
+    assert report["failed"] == []
+    assert [(r["orphan"], r["agent_id"]) for r in report["replays"]] == [(True, "a0b1c2d")]

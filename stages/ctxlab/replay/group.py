@@ -83,25 +83,34 @@ def _session(entry: Entry) -> str | None:
 
 def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | None, bool]]:
     """Per entry of one file: its session, its sub-agent, whether it is a sidechain line."""
-    sessions = [_session(e) for e in entries]
-    first = next((s for s in sessions if s), None)
-    own = f"file:{path}" if first is None else None  # a file with no sessionId
-    agents: dict[str | None, str] = {}  # per session: the agentId its sidechain lines give
-    for entry, sid in zip(entries, sessions, strict=True):
-        agent = entry.data.get("agentId")
-        if entry.data.get("isSidechain") and isinstance(agent, str) and agent:
+    agents: dict[str, str] = {}  # per session: the agentId its sidechain lines give
+    for entry in entries:
+        sid, agent = _session(entry), entry.data.get("agentId")
+        if sid and entry.data.get("isSidechain") and isinstance(agent, str) and agent:
             agents.setdefault(sid, agent)
-    threads: list[tuple[str | None, str | None, bool]] = []
-    last: tuple[str | None, str | None, bool] = (first or own, None, False)
-    for entry, sid in zip(entries, sessions, strict=True):
-        if sid is not None:
-            side = bool(entry.data.get("isSidechain"))
-            agent = entry.data.get("agentId")
-            agent = (agent if isinstance(agent, str) and agent else
-                     agents.get(sid, f"file:{path}")) if side else None
-            last = (sid, agent, side)
+    own: list[tuple[str | None, str | None, bool] | None] = []
+    for entry in entries:
+        sid = _session(entry)
+        if sid is None:
+            own.append(None)
+            continue
+        agent = entry.data.get("agentId")
+        side = bool(entry.data.get("isSidechain"))
+        agent = (agent if isinstance(agent, str) and agent else
+                 agents.get(sid, f"file:{path}")) if side else None
+        own.append((sid, agent, side))
+    last = next((t for t in own if t is not None), (f"file:{path}", None, False))
+    threads = []
+    for thread in own:  # a line with no session goes with the line before (the first, at start)
+        last = thread or last
         threads.append(last)
     return threads
+
+
+def _talks(member: Member) -> bool:
+    """Whether a thread holds any conversation line (a user or assistant message)."""
+    return any(e.type in ("user", "assistant") and isinstance(e.data.get("message"), dict)
+               for part in member.parts.values() for e in part)
 
 
 def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
@@ -133,6 +142,8 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
             tree.parent = member
     for tree in trees.values():
         tree.sidechains.sort(key=lambda m: m.start)
+        if tree.sidechains and tree.parent is not None and not _talks(tree.parent):
+            tree.parent = None  # bookkeeping lines only: the main thread is not here
     return list(trees.values()), failed
 
 
