@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
                      highlight=False, soft_wrap=True)
 
     failed: list[dict[str, str]] = []
-    trees, unread = group(files, args.max_bytes)
+    trees, unread = group(progress(files, "reading", console=errors), args.max_bytes)
     for path, why in unread:
         skipped(path, why)
     reports: list[TreeReport] = []
