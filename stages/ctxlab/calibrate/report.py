@@ -72,7 +72,7 @@ class FileHabits:
     partial_usage: int = 0
     error: str | None = None
     session: str | None = None
-    role: str = "parents"  # or "sidechains"
+    role: str | None = None  # "parents" or "sidechains"; None for a file that was not read
     kind: str | None = None  # a sidechain's kind (``replay.kind``)
 
     def to_dict(self) -> dict[str, Any]:
@@ -92,7 +92,6 @@ class Calibration:
 
     stats: dict[str, Any]
     files: list[FileHabits] = field(default_factory=list)
-
     by_role: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -146,9 +145,9 @@ def calibrate(paths: list[Path]) -> Calibration:
     files = [FileHabits(display_name(path, paths), error=why) for path, why in unread]
     sessions = 0
     for tree in trees:
-        members = ([tree.parent] if tree.parent else []) + tree.sidechains
-        types = agent_types(e for m in members for part in m.parts.values() for e in part)
-        measured = [measure_member(m, display_name(m.paths[0], paths), types) for m in members]
+        types = agent_types(tree.entries())
+        measured = [measure_member(m, display_name(m.paths[0], paths), types)
+                    for m in tree.members]
         sessions += any(f.error is None for f in measured)
         files += measured
     read = [f for f in files if f.error is None]

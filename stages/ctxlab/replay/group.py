@@ -21,7 +21,7 @@ So lines, not files, are grouped, over every file given, whatever their order or
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +68,15 @@ class Tree:
     session: str | None
     parent: Member | None
     sidechains: list[Member]
+
+    @property
+    def members(self) -> list[Member]:
+        """The parent (when here) first, then the sidechains."""
+        return ([self.parent] if self.parent else []) + self.sidechains
+
+    def entries(self) -> Iterator[Entry]:
+        """Every line of the session, thread after thread."""
+        return (e for m in self.members for part in m.parts.values() for e in part)
 
 
 def _start(entries: list[Entry]) -> float:

@@ -79,12 +79,11 @@ def replay_tree(tree: Tree, stage: int, name: Callable[[Path], str], *,
                 ) -> tuple[list[TreeReport], list[tuple[Member, str]]]:
     """The replays of ``tree``'s members (``name`` gives a file's shown name; ``replay``:
     ``replay_transcript``'s options), and each member that could not be replayed, with why."""
-    members = ([tree.parent] if tree.parent else []) + tree.sidechains
-    types = agent_types(e for m in members for part in m.parts.values() for e in part)
+    types = agent_types(tree.entries())
     billed: set[str] = set()
     done: list[MemberReport] = []
     failed: list[tuple[Member, str]] = []
-    for member in members:
+    for member in tree.members:
         read = member.read()
         try:
             transcript = build_transcript(member.paths[0], read, whole_file=whole_file)
