@@ -136,10 +136,10 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
             continue
         threads = _threads(path, read.entries)
         for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
-            member = members.setdefault((sid, agent), Member(sid, _visible(agent), side))
+            member = members.setdefault((sid, agent), Member(_visible(sid), _visible(agent), side))
             member.parts.setdefault(path, []).append(entry)
         owner = threads[0][:2] if threads else (f"file:{path}", None)
-        member = members.setdefault(owner, Member(owner[0], None, False))
+        member = members.setdefault(owner, Member(_visible(owner[0]), None, False))
         member.parts.setdefault(path, [])
         member.skipped.append(ReadResult([], comments=read.comments, broken=read.broken))
     trees: dict[str | None, Tree] = {}

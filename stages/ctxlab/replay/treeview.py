@@ -78,7 +78,8 @@ def overview(trees: Sequence[TreeReport]) -> RenderableType:
     nothing to replay."""
     members = [m for t in trees for m in t.members]
     reports = [m.report for m in members]
-    sessions = len({t.session for t in trees})
+    blocks = _blocks(trees)
+    sessions = len(blocks)  # not the ids: a file with none is a session of its own
     footers = {"file": f"{sessions} sessions, {len(reports)} threads",
                "req": f"{sum(len(r.points) for r in reports):,}",
                "viol": str(sum(len(r.violations) for r in reports)),
@@ -94,7 +95,7 @@ def overview(trees: Sequence[TreeReport]) -> RenderableType:
                          justify="left" if column in ("file", "layers fired") else "right")
     roots = [t.root.report.file for t in trees if not t.orphan]
     shared = {name for name in roots if roots.count(name) > 1}  # a file of several sessions
-    for session, absent, block in _blocks(trees):
+    for session, absent, block in blocks:
         if absent:
             table.add_row(escape(f"parent absent: {(session or '')[:8]}"), *[""] * 6,
                           style="yellow")
