@@ -145,9 +145,10 @@ def calibrate(paths: list[Path]) -> Calibration:
     files = [FileHabits(display_name(path, paths), error=why) for path, why in unread]
     sessions = 0
     for tree in trees:
-        types = agent_types(tree.entries())
-        measured = [measure_member(m, display_name(m.paths[0], paths), types)
-                    for m in tree.members]
+        with tree.loaded():
+            types = agent_types(tree.entries())
+            measured = [measure_member(m, display_name(m.paths[0], paths), types)
+                        for m in tree.members]
         sessions += any(f.error is None for f in measured)
         files += measured
     read = [f for f in files if f.error is None]

@@ -22,36 +22,50 @@ So lines, not files, are grouped, over every file given, whatever their order or
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .builder import seconds
 from .lines import MAX_BYTES, Entry, ReadResult, TranscriptError, read_lines
 
+Key = tuple[str, str | None]  # (session, agent) as grouped: a file's own key when it names none
+
 
 @dataclass
 class Member:
-    """One thread of a session: its main thread (``agent`` None) or one sub-agent."""
+    """One thread of a session: its main thread (``agent`` None) or one sub-agent. Where its
+    lines are is known from the first reading; the lines themselves are held only while its
+    tree is ``loaded``."""
 
-    session: str | None
-    agent: str | None
+    key: Key
     sidechain: bool
+    starts: dict[Path, float] = field(default_factory=dict)  # file → its first timestamp here
+    talks: bool = False  # holds a user or assistant message
     parts: dict[Path, list[Entry]] = field(default_factory=dict)
     skipped: list[ReadResult] = field(default_factory=list)  # files whose unread lines count here
 
     @property
+    def session(self) -> str | None:
+        return _visible(self.key[0])
+
+    @property
+    def agent(self) -> str | None:
+        return _visible(self.key[1])
+
+    @property
     def paths(self) -> list[Path]:
         """The files holding this thread, in the order its lines are read."""
-        return sorted(self.parts, key=lambda p: _start(self.parts[p]))
+        return sorted(self.starts, key=self.starts.__getitem__)
 
     @property
     def start(self) -> float:
-        return min(_start(entries) for entries in self.parts.values())
+        return min(self.starts.values())
 
     def read(self) -> ReadResult:
         """The thread's lines, file after file, as one ``ReadResult`` (what could not be read
         of a file is counted with the thread its first line belongs to)."""
-        entries = [e for path in self.paths for e in self.parts[path]]
+        entries = [e for path in self.paths for e in self.parts.get(path, [])]
         result = ReadResult(entries, len(entries))
         for skipped in self.skipped:
             result.lines += skipped.comments + len(skipped.broken)
@@ -68,6 +82,7 @@ class Tree:
     session: str | None
     parent: Member | None
     sidechains: list[Member]
+    max_bytes: int = MAX_BYTES
 
     @property
     def members(self) -> list[Member]:
@@ -75,8 +90,25 @@ class Tree:
         return ([self.parent] if self.parent else []) + self.sidechains
 
     def entries(self) -> Iterator[Entry]:
-        """Every line of the session, thread after thread."""
+        """Every line of the session, thread after thread (while ``loaded``)."""
         return (e for m in self.members for part in m.parts.values() for e in part)
+
+    @contextmanager
+    def loaded(self) -> Iterator[Tree]:
+        """The tree with its members' lines read from their files, released afterwards: one
+        session in memory at a time, however many logs were given."""
+        members = {m.key: m for m in self.members}
+        try:
+            for path in dict.fromkeys(p for m in members.values() for p in m.starts):
+                try:
+                    read = read_lines(path, self.max_bytes)
+                except TranscriptError:
+                    continue  # gone since it was first read: its lines are missing
+                _partition(path, read, members)
+            yield self
+        finally:
+            for member in members.values():
+                member.parts, member.skipped = {}, []
 
 
 def _start(entries: list[Entry]) -> float:
@@ -90,14 +122,14 @@ def _session(entry: Entry) -> str | None:
     return sid if isinstance(sid, str) and sid else None
 
 
-def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | None, bool]]:
+def _threads(path: Path, entries: list[Entry]) -> list[tuple[str, str | None, bool]]:
     """Per entry of one file: its session, its sub-agent, whether it is a sidechain line."""
     agents: dict[str, str] = {}  # per session: the agentId its sidechain lines give
     for entry in entries:
         sid, agent = _session(entry), entry.data.get("agentId")
         if sid and entry.data.get("isSidechain") and isinstance(agent, str) and agent:
             agents.setdefault(sid, agent)
-    own: list[tuple[str | None, str | None, bool] | None] = []
+    own: list[tuple[str, str | None, bool] | None] = []
     for entry in entries:
         sid = _session(entry)
         if sid is None:
@@ -116,17 +148,24 @@ def _threads(path: Path, entries: list[Entry]) -> list[tuple[str | None, str | N
     return threads
 
 
-def _talks(member: Member) -> bool:
-    """Whether a thread holds any conversation line (a user or assistant message)."""
-    return any(e.type in ("user", "assistant") and isinstance(e.data.get("message"), dict)
-               for part in member.parts.values() for e in part)
+def _partition(path: Path, read: ReadResult, members: dict[Key, Member]) -> None:
+    """Give each member in ``members`` its lines of ``path`` (and its skipped lines)."""
+    threads = _threads(path, read.entries)
+    for entry, (sid, agent, _) in zip(read.entries, threads, strict=True):
+        if (sid, agent) in members:
+            members[sid, agent].parts.setdefault(path, []).append(entry)
+    owner = threads[0][:2] if threads else (f"file:{path}", None)
+    if owner in members:
+        members[owner].skipped.append(ReadResult([], comments=read.comments,
+                                                 broken=read.broken))
 
 
 def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
           ) -> tuple[list[Tree], list[tuple[Path, str]]]:
     """The session trees of ``files``, in the order their first lines came, and the files
-    that could not be read, each with why."""
-    members: dict[tuple[str | None, str | None], Member] = {}
+    that could not be read, each with why. Each file is read here to learn which threads it
+    holds, and again when its tree is ``loaded``."""
+    members: dict[Key, Member] = {}
     failed: list[tuple[Path, str]] = []
     for path in files:
         try:
@@ -135,23 +174,26 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
             failed.append((path, str(error)))
             continue
         threads = _threads(path, read.entries)
+        found: dict[Key, list[Entry]] = {}
         for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
-            member = members.setdefault((sid, agent), Member(_visible(sid), _visible(agent), side))
-            member.parts.setdefault(path, []).append(entry)
+            found.setdefault((sid, agent), []).append(entry)
+            member = members.setdefault((sid, agent), Member((sid, agent), side))
+            member.talks = member.talks or (entry.type in ("user", "assistant")
+                                            and isinstance(entry.data.get("message"), dict))
         owner = threads[0][:2] if threads else (f"file:{path}", None)
-        member = members.setdefault(owner, Member(_visible(owner[0]), None, False))
-        member.parts.setdefault(path, [])
-        member.skipped.append(ReadResult([], comments=read.comments, broken=read.broken))
-    trees: dict[str | None, Tree] = {}
+        found.setdefault(owner, [])
+        for key, entries in found.items():
+            members.setdefault(key, Member(key, False)).starts[path] = _start(entries)
+    trees: dict[str, Tree] = {}
     for (sid, _), member in members.items():
-        tree = trees.setdefault(sid, Tree(_visible(sid), None, []))
+        tree = trees.setdefault(sid, Tree(_visible(sid), None, [], max_bytes))
         if member.sidechain:
             tree.sidechains.append(member)
         else:
             tree.parent = member
     for tree in trees.values():
         tree.sidechains.sort(key=lambda m: m.start)
-        if tree.sidechains and tree.parent is not None and not _talks(tree.parent):
+        if tree.sidechains and tree.parent is not None and not tree.parent.talks:
             tree.parent = None  # bookkeeping lines only: the main thread is not here
     return list(trees.values()), failed
 

@@ -79,23 +79,24 @@ def replay_tree(tree: Tree, stage: int, name: Callable[[Path], str], *,
                 ) -> tuple[list[TreeReport], list[tuple[Member, str]]]:
     """The replays of ``tree``'s members (``name`` gives a file's shown name; ``replay``:
     ``replay_transcript``'s options), and each member that could not be replayed, with why."""
-    types = agent_types(tree.entries())
-    billed: set[str] = set()
-    done: list[MemberReport] = []
-    failed: list[tuple[Member, str]] = []
-    for member in tree.members:
-        read = member.read()
-        try:
-            transcript = build_transcript(member.paths[0], read, whole_file=whole_file)
-        except TranscriptError as error:
-            failed.append((member, str(error)))
-            continue
-        report = replay_transcript(transcript, stage, billed=billed, **replay)
-        files = [name(p) for p in member.paths]
-        report.file = files[0]
-        kind = sidechain_kind(member.agent, read.entries, transcript.messages, types) \
-            if member.sidechain else None
-        done.append(MemberReport(report, files, member.agent, kind))
+    with tree.loaded():
+        types = agent_types(tree.entries())
+        billed: set[str] = set()
+        done: list[MemberReport] = []
+        failed: list[tuple[Member, str]] = []
+        for member in tree.members:
+            read = member.read()
+            try:
+                transcript = build_transcript(member.paths[0], read, whole_file=whole_file)
+            except TranscriptError as error:
+                failed.append((member, str(error)))
+                continue
+            report = replay_transcript(transcript, stage, billed=billed, **replay)
+            files = [name(p) for p in member.paths]
+            report.file = files[0]
+            kind = sidechain_kind(member.agent, read.entries, transcript.messages, types) \
+                if member.sidechain else None
+            done.append(MemberReport(report, files, member.agent, kind))
     if tree.parent is not None and done and done[0].kind is None:
         return [TreeReport(tree.session, done[0], done[1:])], failed
     why = ("in none of the files given" if tree.parent is None else
