@@ -48,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "~/.claude/projects/<project>/<session>.jsonl) to a "
                                         "stage's context layer turn by turn and report what it "
                                         "would have done. Offline: the recorded replies "
-                                        "stand in for the model.")
+                                        "stand in for the model. The lines of all the logs "
+                                        "given are grouped by session: sub-agents and the "
+                                        "compaction call are replayed under their session.")
     parser.add_argument("paths", type=Path, nargs="+", metavar="PATH",
                         help="session logs, or folders searched recursively for *.jsonl logs "
                              "(sessions and their subagents/)")
