@@ -18,6 +18,7 @@ from ctxlab.replay.discover import find_logs
 from ctxlab.replay.lines import read_lines
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "replay.md"
 FOLDERS = [SHARED / "transcripts", SHARED / "sessions"]
 ABSENT = [str(f) for f in FOLDERS if not f.is_dir()]
 
@@ -87,8 +88,14 @@ def test_the_compaction_sidechain_costs_its_recorded_usage(report: dict[str, Any
     path = SHARED / "transcripts" / compaction["file"]
     assert compaction["bill"]["recorded_usd"] == pytest.approx(
         priced(usage_lines(read_lines(path).entries)))
-    assert compaction["bill"]["with_zones_usd"] == pytest.approx(
-        compaction["bill"]["recorded_usd"], rel=0.05)  # was 7.9 times as much
+    bill = compaction["bill"]
+    assert bill["with_zones_usd"] == pytest.approx(bill["recorded_usd"], rel=0.05)
+    cold = models.cost_usd(models.get(compaction["model"]), input_tokens=0,
+                           write_5m=bill["input_tokens"], output_tokens=bill["output_tokens"])
+    said = " ".join(DOCS.read_text(encoding="utf-8").split())  # the figures docs/replay.md gives
+    assert (f"at ${cold:.4f}, {cold / bill['recorded_usd']:.1f} times the "
+            f"${bill['recorded_usd']:.4f} its usage recorded") in said
+    assert f"It now costs ${bill['with_zones_usd']:.4f} both ways" in said
 
 
 def test_every_trees_recorded_total_is_its_deduplicated_usage(report: dict[str, Any]) -> None:
