@@ -177,9 +177,44 @@ def test_the_json_has_exactly_the_issue_keys(tmp_path: Path,
     log.reply("m2", text("done")).save(tmp_path / "a.jsonl")
     assert main(["calibrate", str(tmp_path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
-    assert list(data) == ["sessions", "responses", "output_tokens_median", "output_tokens_p90",
-                          "parallel_mean", "note_rate", "reread_rate", "files"]
+    assert list(data) == ["sessions", "parents", "sidechains", "responses",
+                          "output_tokens_median", "output_tokens_p90", "parallel_mean",
+                          "note_rate", "reread_rate", "by_role", "files"]
     assert data["files"][0]["file"] == "a.jsonl"
+    assert list(data["by_role"]) == ["parents", "sidechains"]
+
+
+SESSIONS = Path(__file__).resolve().parents[2] / "fixtures" / "sessions"
+
+
+def test_parents_and_sidechains_are_counted_and_measured_apart() -> None:
+    """``fixtures/sessions``: a parent with an Explore sub-agent and its compaction call, an
+    orphan sub-agent, one file holding two sessions."""
+    result = calibrate([SESSIONS])
+    assert {k: result.stats[k] for k in ("sessions", "parents", "sidechains")} == {
+        "sessions": 4, "parents": 3, "sidechains": 3}
+    kinds = {f.file.rsplit("/", 1)[-1]: (f.role, f.kind, f.excluded) for f in result.files}
+    assert kinds["agent-acompact-5c0f11.jsonl"][:2] == ("sidechains", "compaction")
+    assert "no agent turn" in kinds["agent-acompact-5c0f11.jsonl"][2]
+    assert kinds["agent-a5e1f00.jsonl"] == ("sidechains", "explore", None)
+    roles = result.by_role
+    assert (roles["parents"]["responses"], roles["sidechains"]["responses"]) == (8, 4)
+    assert roles["sidechains"]["parallel_mean"] == 1.5  # the Explore agent's two calls
+    assert result.stats["responses"] == 12  # the compaction call is no agent turn
+
+
+def test_a_read_in_another_session_of_the_same_file_is_no_reread(tmp_path: Path) -> None:
+    log = Log().user("Look.")
+    log.reply("m1", log.call("Read", file_path="a.py"), out=30).results("x = 1")
+    log.reply("m2", text("seen"), out=30)
+    resumed = Log().user("Again.")
+    resumed.calls = log.calls
+    resumed.reply("m3", resumed.call("Read", file_path="a.py"), out=30).results("x = 1")
+    resumed.reply("m4", text("same"), out=30)
+    log.lines = [line | {"sessionId": "old"} for line in log.lines] + [
+        line | {"sessionId": "new"} for line in resumed.lines]
+    stats = calibrate([log.save(tmp_path / "two.jsonl")]).stats
+    assert (stats["sessions"], stats["parents"], stats["reread_rate"]) == (2, 2, 0.0)
 
 
 def test_a_missing_path_is_one_clear_line(tmp_path: Path,

@@ -35,7 +35,7 @@ def test_a_directory_replays_every_log_with_a_progress_bar(
     monkeypatch.setattr(replay_cmd, "progress", spy)
     status, report, _ = replay(capsys, str(FIXTURES), "--stage", "2", "--window", "400")
     logs = sorted(FIXTURES.glob("*.jsonl"))
-    assert status == 0 and seen == [("replaying", len(logs))]
+    assert status == 0 and seen == [("reading", len(logs)), ("replaying", len(logs))]
     assert [r["file"] for r in report["replays"]] == [p.name for p in logs]
     assert report["failed"] == []
     for r in report["replays"]:

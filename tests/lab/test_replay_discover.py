@@ -24,11 +24,18 @@ TREE = [
 
 
 def _projects(root: Path) -> Path:
-    """A projects folder as Claude Code lays it out, every log a copy of one fixture."""
+    """A projects folder as Claude Code lays it out, every log a copy of one fixture: each
+    session its own id, each ``subagents/`` log a sidechain of its session."""
+    lines = [json.loads(line) for line in
+             (FIXTURES / "resumed.jsonl").read_text().splitlines() if line.strip()]
     for name in TREE:
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(FIXTURES / "resumed.jsonl", path)
+        session = name.split("/")[1].removesuffix(".jsonl")
+        agent = path.stem.removeprefix("agent-") if "subagents" in name else None
+        copied = [line | {"sessionId": session, "isSidechain": bool(agent)}
+                  | ({"agentId": agent} if agent else {}) for line in lines]
+        path.write_text("".join(json.dumps(line) + "\n" for line in copied))
     (root / "-home-me-notes" / "memory.md").write_text("not a log\n")
     return root
 
@@ -69,7 +76,9 @@ def test_replay_of_a_projects_tree_replays_every_log(tmp_path: Path,
     root = _projects(tmp_path / "projects")
     assert main(["replay", str(root), "--stage", "2", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert len(report["replays"]) == len(TREE) and report["failed"] == []
+    assert report["failed"] == []
+    assert [(r["file"], [s["files"] for s in r["sidechains"]]) for r in report["replays"]] == [
+        (TREE[4], []), (TREE[0], [[TREE[1]], [TREE[2]]]), (TREE[3], [])]
 
 
 def test_the_folder_table_names_files_from_the_folder_and_totals_them(
@@ -81,8 +90,8 @@ def test_the_folder_table_names_files_from_the_folder_and_totals_them(
     out = capsys.readouterr().out
     assert max(len(line) for line in out.splitlines()) <= 80
     assert "-home-m…-shop/0b1e.jsonl" in out  # the start and the end of a long name
-    assert "-home-m…s/agent-a1.jsonl" in out
-    assert f"{len(TREE)} files" in out  # the totals line
+    assert "└ task a1" in out and "└ task a2" in out  # the sidechains under their parent
+    assert f"3 sessions, {len(TREE)} threads" in out  # the totals line
 
 
 def test_a_log_that_ends_with_a_manual_compact_says_why_it_has_no_request(

@@ -1,10 +1,14 @@
-"""Pooling the habits of several session logs into one report (DESIGN §4, §6).
+"""Pooling the habits of several session logs into one report (DESIGN §4, §6; guide §11).
 
-``calibrate(paths)`` imports each log with ``ctxlab.replay`` (whole file: a compaction does
-not end a session's habits), measures it (``habits``) and pools the counts over responses.
-A log that is a compaction call (its only answer is a ``<summary>`` written on request) or
-holds a single response counts in ``sessions`` but not in the habit statistics: it shows no
-habit of an agent at work. A statistic with nothing to measure is None.
+``calibrate(paths)`` groups the lines of the logs by session as ``ctxlab replay`` does
+(``replay.group``: a session's main thread is its *parent*, each sub-agent a *sidechain*),
+imports each thread (whole file: a compaction does not end a session's habits), measures it
+(``habits``) and pools the counts over responses. Each habit is measured in the thread it
+happened in: a re-read in a sub-agent is the sub-agent's, not its parent's. A thread that is
+no agent at work counts in ``parents`` or ``sidechains`` but not in the habit statistics: a
+compaction call (Claude Code's summary request, ``replay.kind``), a ``Warmup`` call, a thread
+with a single response. The statistics are pooled over parents and sidechains, and given for
+each apart (``by_role``). A statistic with nothing to measure is None.
 """
 
 from __future__ import annotations
@@ -15,13 +19,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..replay import TranscriptError, load_transcript
+from ..replay import TranscriptError
 from ..replay.discover import display_name, find_logs
+from ..replay.group import Member, group
+from ..replay.kind import AGENT_WORK, Kind, agent_types, is_compaction_call, sidechain_kind
+from ..replay.transcript import build_transcript
 from .habits import Habits, measure
 
-KEYS = ("sessions", "responses", "output_tokens_median", "output_tokens_p90", "parallel_mean",
-        "note_rate", "reread_rate")
-"""The top-level statistics, in this order (``files`` follows them in ``--json``)."""
+KEYS = ("sessions", "parents", "sidechains", "responses", "output_tokens_median",
+        "output_tokens_p90", "parallel_mean", "note_rate", "reread_rate")
+"""The top-level statistics, in this order (``by_role`` and ``files`` follow in ``--json``)."""
+ROLES = ("parents", "sidechains")
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -53,28 +61,23 @@ def statistics_of(habits: list[Habits], sessions: int) -> dict[str, Any]:
     }
 
 
-def is_compaction_call(messages: list[dict[str, Any]]) -> bool:
-    """Whether the log is one summary request and its answer (a compaction subagent)."""
-    answers = [m for m in messages if m["role"] == "assistant"]
-    if len(answers) != 1 or messages[-1] is not answers[0]:
-        return False
-    blocks = answers[0]["content"]
-    text = "".join(b.get("text", "") for b in blocks if b.get("type") == "text")
-    return "<summary>" in text and not any(b.get("type") == "tool_use" for b in blocks)
-
-
 @dataclass
 class FileHabits:
-    """One log: its statistics, or why it was left out of the pooled ones."""
+    """One thread of a session (a parent or a sidechain): its statistics, or why it was left
+    out of the pooled ones."""
 
     file: str
     habits: Habits | None = None
     excluded: str | None = None
     partial_usage: int = 0
     error: str | None = None
+    session: str | None = None
+    role: str | None = None  # "parents" or "sidechains"; None for a file that was not read
+    kind: str | None = None  # a sidechain's kind (``replay.kind``)
 
     def to_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"file": self.file}
+        data: dict[str, Any] = {"file": self.file, "session": self.session,
+                                "role": self.role, "kind": self.kind}
         if self.error is not None:
             return data | {"error": self.error}
         if self.habits is not None:
@@ -89,14 +92,16 @@ class Calibration:
 
     stats: dict[str, Any]
     files: list[FileHabits] = field(default_factory=list)
+    by_role: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {**self.stats, "files": [f.to_dict() for f in self.files]}
+        return {**self.stats, "by_role": self.by_role,
+                "files": [f.to_dict() for f in self.files]}
 
     @property
     def notes(self) -> list[str]:
         """What a reader must know about the figures, in words."""
-        said = [f"{f.file}: {f.excluded}; counted in sessions, left out of the statistics"
+        said = [f"{f.file}: {f.excluded}; counted in {f.role}, left out of the statistics"
                 for f in self.files if f.excluded]
         said += [f"{f.file}: skipped, {f.error}" for f in self.files if f.error]
         partial = sum(f.habits.partial_usage for f in self.files if f.habits and not f.excluded)
@@ -107,27 +112,52 @@ class Calibration:
         return said
 
 
-def measure_file(path: Path, name: str) -> FileHabits:
-    """The habits of one log (``excluded`` says why it is not pooled)."""
+def _excluded(kind: Kind | None, messages: list[dict[str, Any]], habits: Habits) -> str | None:
+    """Why a thread shows no habit of an agent at work, or None."""
+    if kind is not None and kind.kind not in AGENT_WORK:
+        return f"a {kind.kind} call ({kind.evidence}), no agent turn"
+    if kind is None and is_compaction_call(messages):
+        return "a compaction call"
+    return "a single response" if habits.responses < 2 else None
+
+
+def measure_member(member: Member, name: str, types: dict[str, str]) -> FileHabits:
+    """The habits of one thread (``excluded`` says why it is not pooled)."""
+    role = "sidechains" if member.sidechain else "parents"
+    read = member.read()
     try:
-        transcript = load_transcript(path, whole_file=True)
+        transcript = build_transcript(member.paths[0], read, whole_file=True)
     except TranscriptError as error:
-        return FileHabits(name, error=str(error))
+        return FileHabits(name, error=str(error), session=member.session, role=role)
     usage = {i: transcript.usage(i) or (r.usage or None) for i, r in transcript.recorded.items()}
     habits = measure(transcript.messages, usage,
                      frozenset(transcript.report.synthetic_results))
-    excluded = None
-    if is_compaction_call(transcript.messages):
-        excluded = "a compaction call"
-    elif habits.responses < 2:
-        excluded = "a single response"
-    return FileHabits(name, habits, excluded)
+    kind = sidechain_kind(member.agent, read.entries, transcript.messages, types) \
+        if member.sidechain else None
+    return FileHabits(name, habits, _excluded(kind, transcript.messages, habits),
+                      session=member.session, role=role, kind=kind.kind if kind else None)
 
 
 def calibrate(paths: list[Path]) -> Calibration:
     """The behaviour statistics of the session logs under ``paths`` (``DiscoveryError`` when a
-    path holds none)."""
-    files = [measure_file(log, display_name(log, paths)) for log in find_logs(paths)]
-    pooled = [f.habits for f in files if f.habits is not None and not f.excluded]
-    sessions = sum(f.error is None for f in files)
-    return Calibration(statistics_of(pooled, sessions), files)
+    path holds none), thread by thread."""
+    trees, unread = group(find_logs(paths))
+    files = [FileHabits(display_name(path, paths), error=why) for path, why in unread]
+    sessions = 0
+    for tree in trees:
+        with tree.loaded():
+            types = agent_types(tree.entries())
+            measured = [measure_member(m, display_name(m.paths[0], paths), types)
+                        for m in tree.members]
+        sessions += any(f.error is None for f in measured)
+        files += measured
+    read = [f for f in files if f.error is None]
+    counts = {role: sum(f.role == role for f in read) for role in ROLES}
+    pooled = statistics_of([f.habits for f in read if f.habits and not f.excluded], sessions)
+    stats = {"sessions": pooled.pop("sessions"), **counts, **pooled}
+    by_role = {}
+    for role in ROLES:
+        alone = statistics_of([f.habits for f in read if f.role == role and f.habits
+                               and not f.excluded], counts[role])
+        by_role[role] = {"threads": alone.pop("sessions"), **alone}
+    return Calibration(stats, files, by_role)

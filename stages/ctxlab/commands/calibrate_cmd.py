@@ -15,12 +15,14 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..calibrate.report import KEYS, calibrate
+from ..calibrate.report import KEYS, ROLES, calibrate
 from ..replay.discover import DiscoveryError
 from .common import UserError, print_json
 
 _LABELS = {
-    "sessions": "sessions (logs read)",
+    "sessions": "sessions (logs grouped by sessionId)",
+    "parents": "parents (main threads read)",
+    "sidechains": "sidechains (sub-agent logs read)",
     "responses": "responses measured",
     "output_tokens_median": "output tokens per response, median",
     "output_tokens_p90": "output tokens per response, p90",
@@ -35,7 +37,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                             description="Measure how an agent behaves in Claude Code session "
                                         "logs (real ones, or runs written with ctxlab run "
                                         "--export-log): output tokens per response, parallel "
-                                        "tool calls, working notes, re-reads.")
+                                        "tool calls, working notes, re-reads. Logs are grouped "
+                                        "by session; main threads (parents) and sub-agents "
+                                        "(sidechains) are also shown apart, and compaction "
+                                        "or warmup calls are no agent turn.")
     parser.add_argument("paths", type=Path, nargs="+", metavar="PATH",
                         help="session logs, or folders searched recursively for *.jsonl logs")
     parser.add_argument("--json", action="store_true",
@@ -62,9 +67,12 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     table = Table(title="Behaviour of the agent in these logs", title_justify="left")
     table.add_column("statistic")
-    table.add_column("pooled", justify="right")
+    for column in ("pooled", *ROLES):
+        table.add_column(column, justify="right")
     for key in KEYS:
-        table.add_row(_LABELS[key], _shown(result.stats[key]))
+        table.add_row(_LABELS[key], _shown(result.stats[key]),
+                      *(_shown(result.by_role[r][key]) if key in result.by_role[r] else ""
+                        for r in ROLES))
     console.print(table)
     for note in result.notes:
         console.print(f"[dim]note:[/] {escape(note)}", highlight=False, soft_wrap=False)

@@ -1,9 +1,11 @@
 """``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
 
 ``ctxlab replay FILE`` shows what the layer would have done, and when; a folder replays every
-``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. A file
-that cannot be replayed is reported in one line and the others go on; the exit status is 2
-only when nothing could be replayed.
+``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. The
+lines of every file given are grouped by session (``replay.group``): a session's main thread
+and its sidechains are replayed as one tree, each recorded usage billed once. A file that
+cannot be replayed is reported in one line and the others go on; the exit status is 2 only
+when nothing could be replayed.
 """
 
 from __future__ import annotations
@@ -11,14 +13,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.text import Text
 
 from .. import models, use
-from ..replay import TranscriptError, replay_file
 from ..replay.discover import DiscoveryError, display_name, find_logs
+from ..replay.group import group
 from ..replay.lines import MAX_BYTES
-from ..replay.view import overview, report_view
+from ..replay.tree import TreeReport, replay_tree
+from ..replay.treeview import overview
+from ..replay.view import report_view
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
 from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
@@ -43,7 +48,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                         "~/.claude/projects/<project>/<session>.jsonl) to a "
                                         "stage's context layer turn by turn and report what it "
                                         "would have done. Offline: the recorded replies "
-                                        "stand in for the model.")
+                                        "stand in for the model. The lines of all the logs "
+                                        "given are grouped by session: sub-agents and the "
+                                        "compaction call are replayed under their session.")
     parser.add_argument("paths", type=Path, nargs="+", metavar="PATH",
                         help="session logs, or folders searched recursively for *.jsonl logs "
                              "(sessions and their subagents/)")
@@ -83,25 +90,44 @@ def run(args: argparse.Namespace) -> int:
     options = dict(args.options)
     check_layer_options(stage, options)
     errors = Console(stderr=True)
-    reports, failed = [], []
-    for path in progress(files, "replaying", console=errors):
+
+    def name(path: Path) -> str:
+        return display_name(path, args.paths)
+
+    def skipped(path: Path, why: str) -> None:
+        failed.append({"file": name(path), "error": why})
+        errors.print(f"[yellow]skipped[/] {escape(name(path))} {escape(why)}",
+                     highlight=False, soft_wrap=True)
+
+    failed: list[dict[str, str]] = []
+    trees, unread = group(progress(files, "reading", console=errors), args.max_bytes)
+    for path, why in unread:
+        skipped(path, why)
+    reports: list[TreeReport] = []
+    for tree in progress(trees, "replaying", console=errors):
         try:
-            report = replay_file(path, stage, model=args.model, window=args.window,
-                                 whole_file=args.whole_file, options=options,
-                                 max_bytes=args.max_bytes)
-            report.file = display_name(path, args.paths)
-            reports.append(report)
-        except TranscriptError as error:
-            name = display_name(path, args.paths)
-            failed.append({"file": name, "error": str(error)})
-            errors.print(f"[yellow]skipped[/] {escape(name)} {escape(str(error))}",
-                         highlight=False, soft_wrap=True)
+            done, bad = replay_tree(tree, stage, name, whole_file=args.whole_file,
+                                    model=args.model, window=args.window, options=options)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
                             "grade` shows what is left)") from None
+        reports += done
+        for member, why in bad:
+            skipped(member.paths[0], why)
     if args.json:
         print_json({"replays": [r.to_dict() for r in reports], "failed": failed})
     elif reports:
-        console = Console()
-        console.print(report_view(reports[0]) if len(files) == 1 else overview(reports))
+        Console().print(_view(reports))
     return 0 if reports else 2
+
+
+def _view(reports: list[TreeReport]) -> RenderableType:
+    """One log in full (saying which tree it is part of), several as a table of trees."""
+    if len(reports) > 1 or reports[0].sidechains:
+        return overview(reports)
+    only = reports[0].root
+    if only.kind is None:
+        return report_view(only.report)
+    said = (f"{only.kind.kind} sidechain {only.agent} ({only.kind.evidence}); "
+            f"{reports[0].orphan_note}")
+    return Group(Text(said, style="yellow"), report_view(only.report))

@@ -8,11 +8,14 @@ would have done and when, whether every transformed history still obeys the API 
 went to disk, what a summary would have had to carry, and the bill with and without cache
 zones. ``ctxlab replay`` shows it; ``ctxlab.replay.plot.plot_replay`` draws it (matplotlib).
 
-Modules, in reading order: ``lines`` (lenient JSONL), ``select`` (conversation lines,
-compaction boundary), ``blocks`` and ``builder`` (API history), ``transcript`` (the import and
+Modules, in reading order: ``lines`` (lenient JSONL), ``group`` (the lines of many logs as
+session trees: a parent and its sidechains), ``kind`` (what a sidechain was for), ``select``
+(conversation lines, compaction boundary), ``blocks`` and ``builder`` (API history),
+``recorded`` (the usage a log recorded, each response once), ``transcript`` (the import and
 its report); ``session``, ``summarizer``, ``signatures`` (the offline session a layer runs
-in), ``check``, ``measure``, ``carry``, ``bill`` (what is measured), ``driver`` and ``run``
-(the replay), ``report``, ``view``, ``plot`` (how it is shown).
+in), ``check``, ``measure``, ``carry``, ``bill`` (what is measured), ``driver``, ``run`` and
+``tree`` (the replay of a log, of a session tree), ``report``, ``view``, ``treeview``, ``plot``
+(how it is shown).
 """
 
 from .driver import Replay

@@ -48,7 +48,7 @@ class Recorded:
     at: float | None = None
 
 
-def _seconds(timestamp: Any) -> float | None:
+def seconds(timestamp: Any) -> float | None:
     """An ISO timestamp (``2026-01-21T15:30:16.888Z``) as epoch seconds, None when unreadable."""
     try:
         return datetime.fromisoformat(str(timestamp)).timestamp()
@@ -112,7 +112,7 @@ class Builder:
                                                              or response.extras)):
             self._flush()
             response = self._open = _Response([mid])
-            response.recorded.at = _seconds(entry.data.get("timestamp"))
+            response.recorded.at = seconds(entry.data.get("timestamp"))
         elif mid not in response.ids:
             response.ids.append(mid)
         copies = 0

@@ -39,8 +39,10 @@ class Replay:
 
     def __init__(self, transcript: Transcript, layer: ContextLayer | None, *, stage: int,
                  model: str, model_note: str, workspace: Path,
-                 window: int | None = None, window_note: str = "the model's window") -> None:
+                 window: int | None = None, window_note: str = "the model's window",
+                 billed: set[str] | None = None) -> None:
         self.transcript, self.layer = transcript, layer
+        self.billed = set() if billed is None else billed  # message ids whose usage is billed
         self.book = SignatureBook(transcript.messages)
         self.session: ReplaySession = replay_session(model, workspace, window=window,
                                                      book=self.book, observer=self._observe)
@@ -59,6 +61,10 @@ class Replay:
 
     def run(self) -> ReplayReport:
         """Replay every message; returns the report."""
+        for mid, logged in self.transcript.logged.items():  # once per id in the tree
+            if mid not in self.billed:
+                self.billed.add(mid)
+                self.report.bill.add_recorded(logged.usage, logged.model)
         live: Messages = []
         for index, message in enumerate(self.transcript.messages):
             if message["role"] == "assistant":
@@ -142,13 +148,14 @@ class Replay:
         usage = self.transcript.usage(index)
         if usage is not None:
             self.overhead = max(0, usage_total(usage) - original)
-            self.report.bill.add_recorded(usage)
         tokens = self.sizes["live"].count(live) + self.overhead
         shared = 0 if self.sent is None else (
             self.overhead + self.sizes["live"].count(live, shared_prefix(self.sent, live)))
+        warm = min(self.overhead, int(usage.get("cache_read_input_tokens") or 0)) \
+            if usage is not None and self.sent is None else 0
         output = int(usage["output_tokens"]) if usage and usage.get("output_tokens") else \
             message_tokens(reply)
-        self.report.bill.add(tokens, shared, output)
+        self.report.bill.add(tokens, shared, output, warm=warm)
         self.report.points.append(Point(self.turn, len(live), tokens, original + self.overhead,
                                         self.overhead, tokens / self.session.window,
                                         self.offered + self.overhead))

@@ -20,7 +20,7 @@ from .driver import Replay
 from .lines import MAX_BYTES
 from .report import ReplayReport
 from .select import Boundary
-from .transcript import load_transcript
+from .transcript import Transcript, load_transcript
 
 
 def choose_model(requested: str | None, recorded: str | None) -> tuple[str, str]:
@@ -66,10 +66,19 @@ def replay_file(path: str | Path, stage: int, *, model: str | None = None,
     """Replay the session log at ``path`` (at most ``max_bytes`` long) through stage
     ``stage``'s context layer."""
     transcript = load_transcript(path, whole_file=whole_file, max_bytes=max_bytes)
+    return replay_transcript(transcript, stage, model=model, window=window, options=options)
+
+
+def replay_transcript(transcript: Transcript, stage: int, *, model: str | None = None,
+                      window: int | None = None, options: dict[str, Any] | None = None,
+                      billed: set[str] | None = None) -> ReplayReport:
+    """Replay an imported history through stage ``stage``; ``billed`` holds the message ids
+    whose recorded usage another member of the same session tree has billed already."""
     recorded = transcript.report.model
     model_id, note = choose_model(model, recorded)
     size, why = session_window(model_id, recorded, transcript.report.boundaries, window)
     layer = load_stage(stage).make_layer(**(options or {}))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
         return Replay(transcript, layer, stage=stage, model=model_id, model_note=note,
-                      workspace=Path(folder).resolve(), window=size, window_note=why).run()
+                      workspace=Path(folder).resolve(), window=size, window_note=why,
+                      billed=billed).run()

@@ -45,19 +45,23 @@ def _boundary(entry: Entry) -> Boundary:
 
 
 def select(entries: list[Entry], *, whole_file: bool = False) -> Selection:
-    """The conversation of ``entries``, from the last compaction boundary unless ``whole_file``."""
-    talk = [e for e in entries
-            if e.type in CONVERSATION and isinstance(e.data.get("message"), dict)]
-    subagent = bool(talk) and all(e.data.get("isSidechain") for e in talk)
-    kept = talk if subagent else [e for e in talk if not e.data.get("isSidechain")]
-    sidechain_dropped = len(talk) - len(kept)
-    boundaries = [_boundary(e) for e in entries
-                  if e.type == "system" and e.data.get("subtype") == "compact_boundary"]
+    """The conversation of ``entries``, from the last compaction boundary unless ``whole_file``.
+
+    The boundary is found by position, not line number: a session's lines may come from
+    several files (``group``)."""
+    marks = [i for i, e in enumerate(entries)
+             if e.type == "system" and e.data.get("subtype") == "compact_boundary"]
+    boundaries = [_boundary(entries[i]) for i in marks]
     used = None if whole_file or not boundaries else boundaries[-1]
-    if used is not None:
-        kept = [e for e in kept if e.line > used.line]
-    summaries = [e for e in kept if e.data.get("isCompactSummary")]
+    start = marks[-1] + 1 if used is not None else 0
+    talk = [(i, e) for i, e in enumerate(entries)
+            if e.type in CONVERSATION and isinstance(e.data.get("message"), dict)]
+    subagent = bool(talk) and all(e.data.get("isSidechain") for _, e in talk)
+    kept = [(i, e) for i, e in talk if subagent or not e.data.get("isSidechain")]
+    sidechain_dropped = len(talk) - len(kept)
+    chosen = [e for i, e in kept if i >= start]
+    summaries = [e for e in chosen if e.data.get("isCompactSummary")]
     if whole_file:
-        kept = [e for e in kept if not e.data.get("isCompactSummary")]
-    return Selection(kept, boundaries, used, sidechain_dropped,
+        chosen = [e for e in chosen if not e.data.get("isCompactSummary")]
+    return Selection(chosen, boundaries, used, sidechain_dropped,
                      len(summaries) if whole_file else 0)

@@ -36,15 +36,16 @@ def _text(rng: random.Random, words: int) -> str:
 class _Log:
     """Lines of one log, each with a uuid chained to the one before."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, session: str) -> None:
         self.lines: list[str] = []
         self.model = model
+        self.session = session
         self.n = 0
 
     def add(self, kind: str, message: dict[str, Any], **extra: Any) -> None:
         self.n += 1
         entry = {"parentUuid": f"u{self.n - 1}" if self.n > 1 else None,
-                 "isSidechain": False, "userType": "external", "sessionId": "synthetic",
+                 "isSidechain": False, "userType": "external", "sessionId": self.session,
                  "version": "2.1.39", "type": kind, "uuid": f"u{self.n}",
                  "timestamp": f"2026-03-02T10:{self.n // 60 % 60:02d}:{self.n % 60:02d}.000Z",
                  "message": message, **extra}
@@ -56,7 +57,7 @@ def synthetic_log(path: str | Path, requests: int, *, seed: int = 0, result_word
     """Write a log of ``requests`` requests to ``path``; tool results of about
     ``result_words`` words (some ten times longer, to be offloaded)."""
     rng = random.Random(seed)
-    log, sizer = _Log(model), Sizer()
+    log, sizer = _Log(model, f"synthetic-{requests}-{seed}"), Sizer()  # one session each
     history: list[dict[str, Any]] = []
 
     def user(content: list[dict[str, Any]]) -> None:

@@ -15,7 +15,8 @@ from typing import Any
 
 from .blocks import IMAGE_PLACEHOLDER
 from .builder import Builder, Recorded
-from .lines import MAX_BYTES, TranscriptError, read_lines
+from .lines import MAX_BYTES, ReadResult, TranscriptError, read_lines
+from .recorded import Logged, logged_usage, usage_known
 from .select import Boundary, select
 
 Messages = list[dict[str, Any]]
@@ -99,10 +100,7 @@ def _no_requests(report: ImportReport, messages: Messages) -> str | None:
 
 
 def _usage_known(recorded: Recorded) -> bool:
-    usage = recorded.usage or {}
-    return any(isinstance(usage.get(k), int) and usage[k] > 0
-               for k in ("input_tokens", "cache_read_input_tokens",
-                         "cache_creation_input_tokens"))
+    return usage_known(recorded.usage)
 
 
 @dataclass
@@ -113,6 +111,7 @@ class Transcript:
     messages: Messages
     recorded: dict[int, Recorded]  # index of an assistant message → its model and usage
     report: ImportReport
+    logged: dict[str, Logged] = field(default_factory=dict)  # every usage, the whole log
 
     def usage(self, index: int) -> dict[str, Any] | None:
         """The usage logged for the assistant message at ``index``, when it is real."""
@@ -124,7 +123,12 @@ def load_transcript(path: str | Path, *, whole_file: bool = False,
                     max_bytes: int = MAX_BYTES) -> Transcript:
     """Import one session log; ``TranscriptError`` when it holds no conversation at all."""
     path = Path(path)
-    read = read_lines(path, max_bytes)
+    return build_transcript(path, read_lines(path, max_bytes), whole_file=whole_file)
+
+
+def build_transcript(path: Path, read: ReadResult, *, whole_file: bool = False) -> Transcript:
+    """The history of the lines ``read`` holds (a whole file, or one session's lines gathered
+    from several: ``group``), named after ``path``."""
     chosen = select(read.entries, whole_file=whole_file)
     builder = Builder()
     for entry in chosen.entries:
@@ -149,4 +153,5 @@ def load_transcript(path: str | Path, *, whole_file: bool = False,
     empty = _no_requests(report, messages)
     if empty is not None:
         report.notes.insert(0, empty)
-    return Transcript(path, messages, builder.recorded, report)
+    logged = logged_usage(select(read.entries, whole_file=True).entries)
+    return Transcript(path, messages, builder.recorded, report, logged)

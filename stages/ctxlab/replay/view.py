@@ -3,7 +3,7 @@
 One replay is shown in full: what the import repaired, how full each request was (a sparkline
 of occupancy), which layer fired when and what it freed, the API-rule check, what went to
 disk, what removed messages held, and the bill with and without cache zones. Several replays
-(a directory) are shown as one table, a row per file.
+(a directory, a session with sub-agents) are shown as one table by ``treeview``.
 """
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def _bill(r: ReplayReport) -> RenderableType:
     table.add_row(f"with a cache breakpoint on the last message (saves {b.saving:.0%})",
                   fmt_usd(b.with_zones_usd))
     if b.recorded_requests:
-        table.add_row(f"what the log's own usage cost ({b.recorded_requests} responses)",
+        table.add_row(f"what the log's own usage cost (all {b.recorded_requests} responses)",
                       fmt_usd(b.recorded_usd))
     if b.summary_calls:
         table.add_row(f"summary calls made by the layers ({b.summary_calls})",
@@ -113,50 +113,3 @@ def report_view(r: ReplayReport) -> RenderableType:
         parts.append(carry)
     parts += [_bill(r), Text(CAVEAT, style="dim")]
     return Group(*parts)
-
-
-SHORT = {"microcompact": "micro", "blocking": "block", "truncate": "trunc"}
-"""Layer names as the folder table shows them, to leave the numbers room."""
-NAME_WIDTH = 24  # a file column that leaves the numbers room at 80 columns
-
-
-def short_name(name: str, width: int = NAME_WIDTH) -> str:
-    """``name`` in at most ``width`` characters: a third from its start (the project), the rest
-    from its end (the file), an ellipsis between."""
-    if len(name) <= width:
-        return name
-    head = (width - 1) // 3
-    return name[:head] + "…" + name[len(name) - (width - 1 - head):]
-
-
-def overview(reports: Sequence[ReplayReport]) -> RenderableType:
-    """One row per replayed file, the headline numbers side by side, a totals line, and a note
-    for each file that gave nothing to replay."""
-    table = Table(title="Replays", caption=CAVEAT, caption_justify="left", show_footer=True)
-    totals = {"requests": sum(len(r.points) for r in reports),
-              "violations": sum(len(r.violations) for r in reports),
-              "triggers": sum(t.triggers for r in reports for t in r.layers().values()),
-              "bill": sum(r.bill.without_zones_usd for r in reports),
-              "zones": sum(r.bill.with_zones_usd for r in reports)}
-    footers = {"file": f"{len(reports)} files", "req": f"{totals['requests']:,}",
-               "viol": str(totals["violations"]), "layers fired": f"{totals['triggers']:,}",
-               "peak": fmt_percent(max((r.peak_occupancy for r in reports), default=0.0)),
-               "bill": _usd(totals["bill"]), "zones": _usd(totals["zones"])}
-    for column, footer in footers.items():
-        table.add_column(column, footer, no_wrap=column == "file",
-                         justify="left" if column in ("file", "layers fired") else "right")
-    for r in reports:
-        fired = " ".join(f"{SHORT.get(name, name)}\u00a0{t.triggers}"
-                         for name, t in r.layers().items()) or "-"
-        table.add_row(escape(short_name(r.file)), str(len(r.points)),
-                      f"[red]{len(r.violations)}[/]" if r.violations else "0", escape(fired),
-                      fmt_percent(r.peak_occupancy), _usd(r.bill.without_zones_usd),
-                      _usd(r.bill.with_zones_usd))
-    empty = [Text(f"{r.file}: {r.imported.notes[0]}", style="yellow") for r in reports
-             if not r.points and r.imported.notes]
-    return Group(table, *empty) if empty else table
-
-
-def _usd(x: float) -> str:
-    """Dollars to the cent: a folder's table has no room for fractions of a cent."""
-    return f"${x:,.2f}"
