@@ -65,8 +65,8 @@ def grade_copy(copy: Path, stage: Stage, *, timeout: float, select: str | None,
                tests: list[str] | None = None) -> Run:
     """Run the stage's graded tests and the ladder (or only ``tests``) in ``copy``."""
     log = copy / ".room" / "log.jsonl"
-    argv = [sys.executable, "-m", "ctxlab.room.worker", str(copy), *graded_args(stage, select, tests),
-            "--impl", "stages", "--ctxlab-log", str(log),
+    argv = [sys.executable, "-m", "ctxlab.room.worker", str(copy),
+            *graded_args(stage, select, tests), "--impl", "stages", "--ctxlab-log", str(log),
             "--basetemp", str(copy / "tmp" / "pytest")]
     started = time.monotonic()
     captured = capture(argv, copy, timeout=timeout, cap=OUTPUT_CAP)

@@ -41,8 +41,8 @@ def expected(stage: Stage, select: str | None,
     with tempfile.TemporaryDirectory(prefix="ctxlab-collect-") as folder:
         out = Path(folder) / "collected.json"
         done = subprocess.run(
-            [sys.executable, "-m", "ctxlab.room.collect", str(out), *graded_args(stage, select, tests),
-             "--impl", "solutions", "--collect-only"],
+            [sys.executable, "-m", "ctxlab.room.collect", str(out),
+             *graded_args(stage, select, tests), "--impl", "solutions", "--collect-only"],
             cwd=repo_root(), capture_output=True, text=True, check=False,
             env={**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         if not out.exists():
