@@ -74,6 +74,7 @@ class Sentinel:
     def __init__(self, copy: Path, log: Path) -> None:
         self.taken: dict[str, dict[str, Any]] = {}
         self.log = log
+        self.copy = copy
         self.conftests = {str(p): _hash(p) for p in (copy / "tests").rglob("conftest.py")}
         self.findings: list[str] = []
         self.config: pytest.Config | None = None
@@ -117,7 +118,7 @@ class Sentinel:
         manager = self.config.pluginmanager
         for name, plugin in manager.list_name_plugin():
             if plugin is not None and not self._allowed(plugin):
-                self._note(f"a foreign plugin was registered: {_describe(plugin, name)}")
+                self._note(f"a foreign plugin was registered: {_describe(plugin, name, self.copy)}")
         for hook in vars(manager.hook).values():
             for impl in getattr(hook, "get_hookimpls", list)():
                 own = getattr(impl.plugin, impl.function.__name__, None)
@@ -125,7 +126,7 @@ class Sentinel:
                 if not self._allowed(impl.plugin) or own is not getattr(
                         impl.function, "__func__", impl.function):
                     self._note(f"a foreign {hook.name} implementation: "
-                               f"{_describe(impl.function, impl.plugin_name)}")
+                               f"{_describe(impl.function, impl.plugin_name, self.copy)}")
 
     def check(self) -> None:
         self.check_internals()
@@ -171,7 +172,11 @@ class Sentinel:
             log.write(json.dumps(line) + "\n")
 
 
-def _describe(thing: object, name: str | None) -> str:
+def _describe(thing: object, name: str | None, copy: Path) -> str:
+    """A plugin or hook function as ``name (file)``, the file relative to the copy."""
     where = getattr(thing, "__file__", None) or getattr(
         getattr(thing, "__code__", None), "co_filename", None) or type(thing).__module__
-    return f"{name or getattr(thing, '__name__', '?')} ({where})"
+    if where.startswith(str(copy) + "/"):
+        where = where[len(str(copy)) + 1:]
+    name = name or getattr(thing, "__name__", "?")
+    return where if name.endswith(where) else f"{name} ({where})"
