@@ -23,7 +23,8 @@ from ctxlab.workbook.layout import repo_root, stage
 SELECT = ("estimate or metrics or max_turns or history_alternates or rounds or cut or valid "
           "or no_calls or unchanged or changed_result or argument_order or drops_four "
           "or under_the_threshold")
-TIMEOUT = 30  # seconds: the hanging run's cost; a run of this selection takes a few
+TIMEOUT = 60  # seconds: the hanging run's cost (overlapping the others); a run of this
+# selection takes a few on an idle machine, over 30 on a loaded one
 ONE_LINER = "import _pytest.python; _pytest.python.Function.runtest = lambda self: None\n"
 
 

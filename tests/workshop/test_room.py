@@ -21,7 +21,7 @@ from ctxlab.commands import room_cmd
 from ctxlab.room import board
 from ctxlab.workbook import points
 
-from .conftest import Room
+from .conftest import TIMEOUT, Room
 
 
 def _exercise_points(numbers: list[str]) -> int:
@@ -68,7 +68,7 @@ def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room
     assert hang.runs == {1: "time-out", 2: "ok"}
     stage1 = [s for s in hang.scored if s.stage == 1]
     assert {s.status for s in stage1} == {"TIME-OUT"}
-    assert all("time limit of 30 s" in s.detail and "test_text_blocks" in s.detail
+    assert all(f"time limit of {TIMEOUT} s" in s.detail and "test_text_blocks" in s.detail
                for s in stage1 if s.item.startswith("exercise 1.2"))
     assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded
                if p.name not in ("hang", "crash", "dup")), {p.name: p.runs for p in room.graded}
