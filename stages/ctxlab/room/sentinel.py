@@ -156,7 +156,8 @@ class Sentinel:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logfinish(self) -> None:
-        """After each test that ran (a patch undone later is still seen)."""
+        """After each test that ran: a patch made at import and undone at the end of the
+        session, or made for one test, is seen too."""
         if self.ran:
             self.check()
         self.ran = False
