@@ -1,7 +1,7 @@
 """Grading one stage package in a temporary copy, under the sandbox's limits.
 
-The copy holds the instructor's ``tests/``, ``solutions/``, ``fixtures/`` and ``pyproject.toml``
-and, in ``stages/``, only the participant's package of the graded stage: the other stages come
+The copy holds the instructor's ``tests/``, ``solutions/``, ``fixtures/``, ``pyproject.toml``,
+``README.md`` and, in ``stages/``, only the participant's package of the graded stage: the other stages come
 from the reference (DESIGN §2), and nothing the participant changed elsewhere is used. pytest
 runs there through ``ctxlab.tools.command.capture`` — the reaper, a scrubbed environment, a
 time limit after which every process of the run is killed, a cap on the output kept — and
@@ -24,7 +24,8 @@ from ..tools.command import capture
 from ..workbook.layout import Stage, repo_root
 from .verdict import graded_args
 
-COPIED = ("tests", "solutions", "fixtures", "pyproject.toml")
+COPIED = ("tests", "solutions", "fixtures", "pyproject.toml", "README.md")  # stage 5's tests
+# compare its runs with the figures the README quotes
 SKIP = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.pyc")
 OUTPUT_CAP = 64 * 1024
 OK, TIMEOUT, CRASH = "ok", "time-out", "crash"
