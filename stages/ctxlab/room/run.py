@@ -1,12 +1,12 @@
 """Grading one stage package in a temporary copy, under the sandbox's limits.
 
 The copy holds the instructor's ``tests/``, ``solutions/``, ``fixtures/``, ``pyproject.toml``,
-``README.md`` and, in ``stages/``, only the participant's package of the graded stage: the other stages come
-from the reference (DESIGN §2), and nothing the participant changed elsewhere is used. pytest
-runs there through ``ctxlab.tools.command.capture`` — the reaper, a scrubbed environment, a
-time limit after which every process of the run is killed, a cap on the output kept — and
-writes each test's result as it ends (``--ctxlab-log``), so a run that hangs or crashes still
-yields what finished, and says which test it was in.
+``README.md`` and, in ``stages/``, only the participant's package of the graded stage: the
+other stages come from the reference (DESIGN §2), and nothing the participant changed elsewhere
+is used. pytest runs there through ``ctxlab.tools.command.capture`` — the reaper, a scrubbed
+environment, a time limit after which every process of the run is killed, a cap on the output
+kept — and writes each test's result as it ends (``--ctxlab-log``), so a run that hangs or
+crashes still yields what finished, and says which test it was in.
 """
 
 from __future__ import annotations
