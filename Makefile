@@ -23,8 +23,8 @@ test: $(STAMP)  # one pytest-xdist worker per core, a module's tests on one work
 	@$(BIN)/ruff check --quiet .
 	@$(BIN)/python -m pytest -q -n auto --dist loadgroup
 
-reliability: $(STAMP)  # the large property set: 15,300 generated cases (docs/reliability.md)
-	@CTXLAB_HYPOTHESIS=large $(BIN)/python -m pytest tests/reliability -q
+reliability: $(STAMP)  # the large property set (15,300 generated cases) and the slow checks (docs/reliability.md)
+	@CTXLAB_HYPOTHESIS=large CTXLAB_SLOW=1 $(BIN)/python -m pytest tests/reliability -q
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'

@@ -57,6 +57,22 @@ def test_bad_files_get_one_line_each_and_the_rest_is_replayed(
     assert len(skipped) == 2 and "binary" in skipped[0] and "no conversation" in skipped[1]
 
 
+def test_a_line_with_a_lone_surrogate_is_unreadable_and_the_rest_is_replayed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``"\\ud800"`` is valid JSON but no text: the line is skipped like a broken one (it
+    used to end the run with UnicodeEncodeError)."""
+    lines = (FIXTURES / "resumed.jsonl").read_text(encoding="utf-8").splitlines()
+    extra = json.loads(lines[0])
+    extra["uuid"], extra["message"]["content"][0]["text"] = "resu-9999", "half \ud800 a pair"
+    paired = json.dumps({**extra, "uuid": "resu-9998"}).replace("\\ud800", "\\ud83d\\ude00")
+    path = tmp_path / "surrogate.jsonl"
+    path.write_text("\n".join([*lines, json.dumps(extra), paired]) + "\n", encoding="utf-8")
+    assert "\\ud800" in path.read_text(encoding="utf-8")
+    status, report, err = replay(capsys, str(path), "--stage", "3")
+    assert status == 0 and report["failed"] == [] and len(report["replays"]) == 1
+    assert report["replays"][0]["import"]["broken_lines"] == {"count": 1, "first": [len(lines) + 1]}
+
+
 def test_exit_two_when_nothing_could_be_replayed(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "only.jsonl").write_text("// nothing but a comment\n")

@@ -15,7 +15,6 @@ checks that list against this table.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ class Attempt:
     tool_input: dict[str, Any] = field(default_factory=dict)
     error: bool = True  # must come back as an is_error result
     gets_out: bool = False  # the documented interpreter allowance
+    shown: str = ""  # how the docs' table names it, when its input does not say
 
 
 def _tool(technique: str, tool: str, error: bool = True, **tool_input: str) -> Attempt:
@@ -93,6 +93,16 @@ ATTEMPTS: list[Attempt] = [
            "grep -d recurse TOP .", "grep -r TOP linkdir"),
     *_cmds("ls-dereference", "ls -RL", "ls -LR .", "ls -L deep/inner", "ls -lL .",
            "ls --dereference -R", "ls -RH .", "ls -R -L deep"),
+    *_cmds("option-spelling",  # what getopt_long reads: prefixes, values, "--" as a value
+           "grep --der TOP", "grep --der TOP .", "grep --dereference-rec TOP deep",
+           "grep --recur TOP .", "grep --recursive TOP .", "grep -d rec TOP .",
+           "grep -d recu TOP", "grep -drec TOP .", "grep --directories=rec TOP .",
+           "grep --dir=recurse TOP .", "grep --directories rec TOP .",
+           "grep -e X -e -- -R .", "grep -e TOP -e -- -R", "grep --regexp -- -R TOP .",
+           "grep -A 1 -e -- -rR .", "grep -e -- TOP . -R", "ls -I -- -RL .", "ls -I -- -RL",
+           "ls --ignore -- -R -L deep", "ls -T -- -RL .", "ls --deref -R", "ls --rec -L .",
+           "wc --files0=lists/etc.lst", "wc --files0=lists/link.lst",
+           "wc --files0 lists/out.lst", "wc --files=lists/hard.lst", "wc --f=lists/link.lst"),
     *_cmds("find-follow", "find -L . -name secret.txt", "find . -follow", "find deep -L"),
     *_cmds("attached-short-option", "grep -f/etc/passwd x a.txt",
            "grep -f../outside/secret.txt x a.txt", "grep -flinkdir/secret.txt x a.txt",
@@ -134,12 +144,17 @@ ATTEMPTS: list[Attempt] = [
     Attempt("session-log-link", "ledger", {"plant": ".ctxlab-session/decisions.jsonl"}),
     Attempt("session-log-link", "transcript", {"plant": ".transcripts"}),
     Attempt("session-log-link", "transcript", {"hard": ".transcripts/session.jsonl"}),
-    Attempt("runaway-process", "process", {"script": "while True:\n    tick()\n"}),
-    Attempt("runaway-process", "process", {"script": "detach()\ntime.sleep(30)\n"}),
-    Attempt("runaway-process", "process", {"script": "detach()\n"}),  # exits at once
-    Attempt("runaway-process", "process", {"script": "detach(fork_twice=True)\n"}),
+    Attempt("runaway-process", "process", {"script": "while True:\n    tick()\n"},
+            shown="a busy loop (timeout)"),
+    Attempt("runaway-process", "process", {"script": "detach()\ntime.sleep(30)\n"},
+            shown="a child in a new session, then the timeout"),
+    Attempt("runaway-process", "process", {"script": "detach()\n"},
+            shown="a child in a new session, the command exits at once"),
+    Attempt("runaway-process", "process", {"script": "detach(fork_twice=True)\n"},
+            shown="a grandchild in a new session whose parent exits"),
     Attempt("runaway-process", "process", {"script": "detach(ignore_term=True)\n"
-                                                     "time.sleep(30)\n"}),
+                                                     "time.sleep(30)\n"},
+            shown="a new-session child that ignores SIGTERM"),
     _tool("bad-tool-input", "bash", command="cat /etc/passwd"),
     _tool("bad-tool-input", "read_file", file="/etc/passwd"),
     Attempt("bad-tool-input", "run_command", {"command": ["cat", "/etc/passwd"]}),
@@ -306,7 +321,10 @@ def test_the_checks_do_not_refuse_what_stays_inside(tmp_path: Path) -> None:
     (tmp_path / "list.lst").write_bytes(b"sub/a.txt\0")
     box = ToolBox(tmp_path, timeout=5.0)
     for command in ("grep -R alpha .", "ls -RL", "grep -fa.txt x sub/a.txt",
-                    "wc --files0-from=list.lst", "cat in.txt", "find -L . -name a.txt"):
+                    "wc --files0-from=list.lst", "cat in.txt", "find -L . -name a.txt",
+                    "grep --der alpha", "grep -d rec alpha .", "grep -e x -e -- -R .",
+                    "ls -I -- -RL", "wc --files0=list.lst", "head -n 1 a.txt", "tail -1 a.txt",
+                    "cat -A a.txt", "ls --color=never -la"):
         output = box.run("run_command", {"command": command})
         assert not output.is_error and "[exit code:" in output.content, (command, output)
     assert box.run("read_file", {"path": "in.txt"}).content == "alpha\n"
@@ -323,6 +341,52 @@ def test_a_write_through_an_inside_link_is_refused_too(tmp_path: Path) -> None:
 
 
 # ---- the list in docs/reliability.md ---------------------------------------------------------
+# Regenerated from a run of this file by ``python tests/reliability/escape_table.py``.
+
+_LOGS = {"offload": "offload()", "journal": "the journal", "ledger": "the decisions log",
+         "transcript": "the transcript archive"}
+_SHOWN_INPUT = ("path", "query", "file", "command")
+
+
+def describe(attempt: Attempt) -> str:
+    """One attempt as the docs' table shows it."""
+    given = attempt.tool_input
+    if attempt.shown:
+        return attempt.shown
+    if attempt.tool in _LOGS:
+        name = _LOGS[attempt.tool]
+        return (f"{name} with `{given['plant']}` a symlink out" if "plant" in given else
+                f"{name} onto `{given['hard']}`, a hard link to a file outside")
+    if attempt.tool == "run_command" and isinstance(given["command"], str):
+        text = given["command"]
+    else:
+        text = f"{attempt.tool} " + " ".join(f"{k}={given[k]!r}" for k in given
+                                             if k in _SHOWN_INPUT)
+    text = (text.replace("\n", "\\n").replace("\r", "\\r").replace("\x00", "\\x00")
+            .replace("\udc80", "\\udc80").replace("|", "\\|"))
+    return f"`` {text} ``" if "`" in text else f"`{text}`"
+
+
+def table(outcomes: dict[str, bool]) -> list[str]:
+    """The technique table and its count line, from ``outcomes`` (test id → passed)."""
+    rows: dict[str, list[tuple[Attempt, bool]]] = {}
+    for attempt, ident in zip(ATTEMPTS, _ids(), strict=True):
+        rows.setdefault(attempt.technique, []).append((attempt, outcomes.get(ident, False)))
+    lines = ["| technique | tried | contained | documented allowance | what is tried |",
+             "|---|---|---|---|---|"]
+    for technique, attempts in rows.items():
+        contained = sum(ok and not a.gets_out for a, ok in attempts)
+        allowed = sum(ok and a.gets_out for a, ok in attempts)
+        lines.append(f"| `{technique}` | {len(attempts)} | {contained} | {allowed} | "
+                     + "; ".join(describe(a) for a, _ in attempts) + " |")
+    total = len(ATTEMPTS)
+    contained = sum(ok for a, ok in (p for r in rows.values() for p in r) if not a.gets_out)
+    allowed = sum(ok for a, ok in (p for r in rows.values() for p in r) if a.gets_out)
+    lines += ["", f"{total} attempts over {len(rows)} techniques: {contained} contained, "
+                  f"{allowed} through the documented `python3`/`python` allowance, "
+                  f"{total - contained - allowed} out otherwise."]
+    return lines
+
 
 def counts() -> tuple[int, int, dict[str, int]]:
     """(attempts, the allowance's attempts, attempts per technique)."""
@@ -338,11 +402,13 @@ def test_the_suite_is_as_big_as_the_issue_asks() -> None:
     assert {a.technique for a in ATTEMPTS if a.gets_out} == {"interpreter"} and allowed == 2
 
 
-def test_the_docs_list_every_technique_with_its_count() -> None:
+def test_the_docs_table_is_this_files_when_every_attempt_passes() -> None:
+    """The table in the docs is what ``escape_table.py`` writes when every attempt is
+    contained or gets out through the allowance, as the tests above assert."""
     text = DOCS.read_text(encoding="utf-8")
-    total, allowed, per = counts()
-    rows = dict(re.findall(r"^\| `([a-z0-9-]+)` \| (\d+) \|", text, re.M))
-    assert {k: int(v) for k, v in rows.items()} == per
-    summary = (f"{total} attempts over {len(per)} techniques: {total - allowed} contained, "
-               f"{allowed} got out, both through the `python3`/`python` allowance")
-    assert summary in " ".join(text.split())
+    block = text.split(ESCAPES_MARK, 1)[1].split(ESCAPES_END, 1)[0]
+    assert block.strip().splitlines() == table(dict.fromkeys(_ids(), True))
+
+
+ESCAPES_MARK = "<!-- escapes: generated by `python tests/reliability/escape_table.py` -->"
+ESCAPES_END = "<!-- /escapes -->"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import socket
 import threading
 import time
@@ -211,3 +212,43 @@ def test_any_other_method_is_the_apis_404_with_a_request_id(server: SimServer,
     error = json.loads(body)
     assert head.startswith(b"HTTP/1.1 404 ") and error["error"]["type"] == "not_found_error"
     assert f"request-id: {error['request_id']}".encode() in head
+
+
+def test_a_raw_lone_surrogate_gets_the_apis_400(server: SimServer) -> None:
+    """ED A0 80 is not UTF-8, but Python's JSON parser reads it as U+D800: it used to reach the
+    simulator and drop the connection unanswered. Escaped or raw, the answer is the same 400."""
+    for text in (b"\xed\xa0\x80", b"\\ud800"):
+        body = BODY.replace(b'"hi"', b'"h' + text + b'"')
+        with _connect(server) as conn:
+            conn.sendall(_head(len(body)) + body)
+            head, _, payload = _answer(conn).partition(b"\r\n\r\n")  # closed when idle
+        assert head.startswith(b"HTTP/1.1 400 ")
+        error = json.loads(payload)["error"]
+        assert error["type"] == "invalid_request_error"
+        assert error["message"] == ("There was an error parsing the body: lone surrogate in a "
+                                    "string at messages.0.content")
+
+
+@pytest.mark.skipif(not os.environ.get("CTXLAB_SLOW"), reason="400 connections: make reliability")
+def test_four_hundred_fresh_connections_at_once_are_all_answered(server: SimServer) -> None:
+    """Opened together, each with a 30 s client time-out (the listen backlog of 5 the standard
+    library gives answered 233 of them)."""
+    count = 400
+    start = threading.Barrier(count)
+    answers: list[bytes] = []
+
+    def one() -> None:
+        start.wait()
+        try:
+            with socket.create_connection(server.server_address[:2], timeout=30) as conn:
+                conn.sendall(_head(len(BODY)) + BODY)
+                answers.append(conn.recv(65536)[:15])
+        except OSError as error:
+            answers.append(type(error).__name__.encode())
+
+    threads = [threading.Thread(target=one) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert answers == [b"HTTP/1.1 200 OK"] * count

@@ -2,6 +2,7 @@
 
 Stages 1–2 with a selection of their fast tests (every exercise keeps at least one), run in
 parallel; the hanging submission is listed first so its time limit overlaps the others' runs.
+The cheat's stage 2 is the handout's, graded once with the pristine one's.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import io
 import shutil
 import tarfile
+import warnings
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +23,9 @@ from ctxlab.workbook.layout import repo_root, stage
 SELECT = ("estimate or metrics or max_turns or history_alternates or rounds or cut or valid "
           "or no_calls or unchanged or changed_result or argument_order or drops_four "
           "or under_the_threshold")
-TIMEOUT = 30  # seconds: the hanging run's cost; a run of this selection takes a few
+TIMEOUT = 60  # seconds: the hanging run's cost (overlapping the others); a run of this
+# selection takes a few on an idle machine, over 30 on a loaded one
+ONE_LINER = "import _pytest.python; _pytest.python.Function.runtest = lambda self: None\n"
 
 
 @dataclass
@@ -61,6 +65,14 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
     (tampered / "tests" / "s2" / "test_valid.py").write_text(  # ... and its test "fixed"
         "def test_valid_history_passes():\n    assert True\n", encoding="utf-8")
     (folder / "notes.txt").write_text("not a submission", encoding="utf-8")
+    cheat = _checkout(folder / "cheat", "stages", "stages")  # the handout plus one line
+    loop = cheat / "stages" / "s1_loop" / "loop.py"
+    loop.write_text(loop.read_text(encoding="utf-8") + ONE_LINER, encoding="utf-8")
+    with zipfile.ZipFile(folder / "dup.zip", "w") as archive, warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # zipfile warns of the duplicate it writes
+        for path in sorted((cheat / "stages" / "s1_loop").glob("*.py")):
+            archive.write(path, f"stages/s1_loop/{path.name}")
+        archive.writestr("stages/s1_loop/loop.py", "# a second loop.py")
     hang = _checkout(base / "hang-src", "solutions", "solutions")
     estimate = hang / "stages" / "s1_loop" / "estimate.py"
     estimate.write_text(estimate.read_text(encoding="utf-8").replace(

@@ -1,8 +1,10 @@
 """``ctxlab room``: a room of synthetic submissions on stages 1–2 (issue: workshops).
 
 Pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
-edited to pass, one (a zip of stages/) whose exercise 1.2 writes outside its copy and hangs, and
-one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills the process.
+edited to pass, one (a zip of stages/) whose exercise 1.2 writes outside its copy and hangs,
+one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills the process,
+the handout with pytest's ``runtest`` replaced by one line, and a zip with two members of one
+name.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ctxlab.commands import room_cmd
 from ctxlab.room import board
 from ctxlab.workbook import points
 
-from .conftest import Room
+from .conftest import TIMEOUT, Room
 
 
 def _exercise_points(numbers: list[str]) -> int:
@@ -34,13 +36,13 @@ def _statuses(room: Room, name: str, stage: int) -> dict[str, str]:
 
 def test_every_submission_is_found_and_nothing_else(room: Room) -> None:
     assert sorted(p.name for p in room.graded) == [
-        "complete", "crash", "hang", "pristine", "tampered"]
+        "cheat", "complete", "crash", "dup", "hang", "pristine", "tampered"]
 
 
 def test_the_scoreboard(room: Room) -> None:
     complete, pristine = room["complete"], room["pristine"]
     worth = complete.points()[1]
-    assert [p.points()[1] for p in room.graded] == [worth] * 5  # one max for the whole room
+    assert [p.points()[1] for p in room.graded] == [worth] * 7  # one max for the whole room
     s1, s2 = complete.points(1)[1], complete.points(2)[1]
     assert s1 >= _exercise_points(["1.1", "1.2", "1.3"]) and s1 + s2 == worth
     assert complete.points() == (worth, worth)
@@ -66,10 +68,10 @@ def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room
     assert hang.runs == {1: "time-out", 2: "ok"}
     stage1 = [s for s in hang.scored if s.stage == 1]
     assert {s.status for s in stage1} == {"TIME-OUT"}
-    assert all("time limit of 30 s" in s.detail and "test_text_blocks" in s.detail
+    assert all(f"time limit of {TIMEOUT} s" in s.detail and "test_text_blocks" in s.detail
                for s in stage1 if s.item.startswith("exercise 1.2"))
     assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded
-               if p.name not in ("hang", "crash"))
+               if p.name not in ("hang", "crash", "dup")), {p.name: p.runs for p in room.graded}
 
 
 def test_a_crash_keeps_what_finished_before_it(room: Room) -> None:
@@ -81,6 +83,25 @@ def test_a_crash_keeps_what_finished_before_it(room: Room) -> None:
     detail = next(s.detail for s in crash.scored if s.item.startswith("exercise 2.5"))
     assert "exit code 3" in detail and "test_no_calls" in detail
     assert crash.points(1) == room["complete"].points(1)
+
+
+def test_a_faked_outcome_scores_zero_and_says_what_was_found(room: Room) -> None:
+    """The handout plus ``Function.runtest = lambda self: None``: inside its process every
+    test it reaches passes (30 of 45 on stage 1 before the sentinel); graded, stage 1 is 0."""
+    cheat, pristine = room["cheat"], room["pristine"]
+    assert cheat.tampered == ["s1: _pytest.python.Function.runtest was replaced"]
+    stage1 = [s for s in cheat.scored if s.stage == 1]
+    assert {s.status for s in stage1} == {"TAMPERED"} and sum(s.points for s in stage1) == 0
+    assert cheat.points(2) == pristine.points(2)  # its honest stage is graded as usual
+    assert all(not p.tampered for p in room.graded if p.name != "cheat")
+
+
+def test_an_archive_that_cannot_be_unpacked_is_one_rejected_row(room: Room) -> None:
+    dup = room["dup"]
+    assert dup.submission.rejected == "dup.zip: two members named 'stages/s1_loop/loop.py'"
+    assert dup.points() == (0, room["complete"].points()[1])
+    assert {s.status for s in dup.scored} == {"REJECTED"}
+    assert dup.runs == {1: "missing", 2: "missing"}
 
 
 def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
@@ -111,6 +132,8 @@ def test_the_board_reads_at_80_columns(room: Room) -> None:
     assert "REGRESSION: 2.4 — test_same_wording_as_the_api" in text
     assert "TODO: 1.1, 1.2, 1.3, " in text and ", 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
     assert "TIME-OUT: 1.1, 1.2, 1.3" in text  # hang
+    assert "s1 tampered" in text and "tampered: s1: _pytest.python.Function.runtest" in text
+    assert "rejected: dup.zip: two members named" in text
 
 
 @pytest.mark.parametrize("form", ["--json", "--csv", None])
@@ -124,7 +147,13 @@ def test_the_command_prints_the_board_csv_and_json(
         data = json.loads(out)
         assert {p["name"]: (p["total"], p["max"]) for p in data["participants"]} == \
             {p.name: p.points() for p in room.graded}
-        assert data["participants"][0]["stages"]["1"]["run"] in ("ok", "time-out")
+        assert data["participants"][0]["stages"]["1"]["run"] in ("ok", "time-out", "missing")
+        assert (data["graded"], data["rejected"]) == (6, 1)
+        rows = {p["name"]: p for p in data["participants"]}
+        assert rows["dup"]["rejected"].startswith("dup.zip: two members named")
+        assert rows["cheat"]["tampered"] == ["s1: _pytest.python.Function.runtest was replaced"]
+        assert all(not p["tampered"] and not p["rejected"] for n, p in rows.items()
+                   if n not in ("cheat", "dup"))
     elif form == "--csv":
         rows = list(csv.DictReader(io.StringIO(out)))
         assert {r["participant"]: (int(r["total"]), int(r["max"])) for r in rows} == \

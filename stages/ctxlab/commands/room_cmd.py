@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "stages/ (.zip, .tar.gz …) — with this checkout's tests, reference and "
                     "grading table, in a temporary copy per submission and stage, in parallel. "
                     "Edited tests are ignored and reported; a run that hangs past --timeout or "
-                    "crashes costs only its own exercises.")
+                    "crashes costs only its own exercises; a stage whose result was faked "
+                    "from inside scores 0 (tampered); an archive that cannot be unpacked is "
+                    "one rejected row, and the rest of the room is still graded.")
     parser.add_argument("paths", type=Path, nargs="+", metavar="PATH")
     parser.add_argument("--stages", type=stage_list, default=None, metavar="N,M",
                         help="the stages to grade (default: the stages this checkout hands out)")

@@ -3,22 +3,26 @@
 A session log is JSONL, appended as the session runs: ``~/.claude/projects/<project>/
 <session>.jsonl``. Real files hold lines that are not JSON — ``//`` comment lines in published
 excerpts, lines cut short by a redaction regex — so a line that does not parse is counted and
-skipped, never fatal. Lines are split on ``\\n`` only: ``str.splitlines()`` would also split on
-U+2028 and U+0085, which JSON allows raw inside strings. Only regular files are read (a named
-pipe would hang the reader, ``/dev/zero`` would fill the memory), and only up to ``MAX_BYTES``
-(256 MB, far above a real session; ``ctxlab replay --max-bytes`` changes it).
+skipped, never fatal; so is a line whose JSON escapes a lone surrogate (``"\\ud800"``: valid
+JSON, but no text, so nothing could encode or count it). Lines are split on ``\\n`` only:
+``str.splitlines()`` would also split on U+2028 and U+0085, which JSON allows raw inside
+strings. Only regular files are read (a named pipe would hang the reader, ``/dev/zero`` would
+fill the memory), and only up to ``MAX_BYTES`` (256 MB, far above a real session;
+``ctxlab replay --max-bytes`` changes it).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 MAX_BYTES = 256 * 1024 * 1024
+_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 class TranscriptError(ValueError):
@@ -64,11 +68,22 @@ def parse_lines(text: str) -> ReadResult:
         except (ValueError, RecursionError):
             result.broken.append(number)
             continue
-        if isinstance(data, dict):
+        if isinstance(data, dict) and not _lone_surrogate(stripped, data):
             result.entries.append(Entry(number, data))
         else:
             result.broken.append(number)
     return result
+
+
+def _lone_surrogate(line: str, data: dict[str, Any]) -> bool:
+    """Whether a parsed line holds a surrogate that is not half of a pair."""
+    if not _SURROGATE.search(line):
+        return False
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def check_file(path: Path, max_bytes: int = MAX_BYTES) -> int:

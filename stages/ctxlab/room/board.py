@@ -19,7 +19,10 @@ from .room import Participant
 
 def flags(person: Participant) -> list[str]:
     """Short marks for the scoreboard's last column."""
+    if person.submission.rejected:
+        return ["rejected"]
     marks = [f"s{n} {fate}" for n, fate in person.runs.items() if fate in ("time-out", "crash")]
+    marks += sorted({f"{t.split(':')[0]} tampered" for t in person.tampered})
     if person.ignored_edits:
         marks.append("tests edited")
     if person.outside:
@@ -59,8 +62,15 @@ def findings(person: Participant) -> RenderableType:
     total, worth = person.points()
     lines = [Text(f"{person.name}: {total}/{worth}  ({person.submission.source})",
                   style="bold")]
+    if person.submission.rejected:
+        lines.append(Text(f"  rejected: {person.submission.rejected}", style="bold red"))
+        return Group(*lines)
+    for finding in person.tampered:
+        lines.append(Text(f"  tampered: {finding}", style="bold red"))
     groups: dict[tuple[str, str], list[str]] = {}
     for s in person.scored:
+        if s.status == "TAMPERED":
+            continue
         if s.status not in EARNS:
             detail = "" if s.status == "TODO" else s.detail
             groups.setdefault((s.status, detail), []).append(_short(s.item))
@@ -83,8 +93,10 @@ def show(console: Console, room: list[Participant], stages: list[int]) -> None:
 
 
 def to_json(room: list[Participant], stages: list[int]) -> dict[str, Any]:
-    return {"stages": stages, "participants": [{
+    return {"stages": stages, "graded": sum(not p.submission.rejected for p in room),
+            "rejected": sum(bool(p.submission.rejected) for p in room), "participants": [{
         "name": p.name, "source": str(p.submission.source),
+        "rejected": p.submission.rejected, "tampered": p.tampered,
         "total": p.points()[0], "max": p.points()[1],
         "stages": {str(n): {"points": p.points(n)[0], "max": p.points(n)[1],
                             "run": p.runs[n], "seconds": p.seconds[n]} for n in stages},

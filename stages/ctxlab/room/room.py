@@ -24,9 +24,10 @@ from ..workbook.manage import fresh
 from .run import CRASH, OK, TIMEOUT, Run, grade_copy, make_copy
 from .submissions import Submission, discover
 from .tamper import edits
+from .verdict import expected, findings
 
 LABEL = {TIMEOUT: "TIME-OUT", CRASH: "CRASH"}
-MISSING = "MISSING"
+MISSING, TAMPERED, REJECTED = "MISSING", "TAMPERED", "REJECTED"
 
 
 @dataclass
@@ -40,6 +41,7 @@ class Participant:
     ignored_edits: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)  # "s1: …" what was found faked
 
     @property
     def name(self) -> str:
@@ -78,12 +80,16 @@ def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: f
             plan[(sub.name, stage.number)] = key
     by_number = {s.number: s for s in stages}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        kinds = {s.number: pool.submit(expected, s, select) for s in stages}
         futures = {key: pool.submit(_grade_one, work / f"run-{i}", by_number[key[0]],
                                     package, timeout, select)
                    for i, (key, package) in enumerate(keys.items())}
         if track is not None:
             track(list(futures.values()))
         runs = {key: future.result() for key, future in futures.items()}
+        for (number, _), run in runs.items():
+            run.tampered = findings(run.events, run.records, run.exit_code,
+                                    run.status == TIMEOUT, kinds[number].result())
     table = points.load()
     universe = {s.number: _universe(s, [r for k, r in runs.items() if k[0] == s.number],
                                     every=select is None) for s in stages}
@@ -97,9 +103,11 @@ def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: f
             run = runs[key] if key else None
             person.runs[stage.number] = run.status if run else "missing"
             person.seconds[stage.number] = run.seconds if run else 0.0
-            person.scored += points.score(_rows(stage, run, universe[stage.number]), table)
+            rows = _rows(stage, run, universe[stage.number], sub.rejected)
+            person.scored += points.score(rows, table)
             if run is not None:
                 person.outside += [p for p in run.outside if p not in person.outside]
+                person.tampered += [f"s{stage.number}: {t}" for t in run.tampered]
         room.append(person)
     return room
 
@@ -149,9 +157,15 @@ def _universe(stage: Stage, runs: list[Run], *, every: bool) -> list[str]:
     return names
 
 
-def _rows(stage: Stage, run: Run | None, universe: list[str]) -> list[Row]:
+def _rows(stage: Stage, run: Run | None, universe: list[str],
+          rejected: str | None = None) -> list[Row]:
+    if rejected is not None:
+        return [Row(stage.number, item, REJECTED, rejected) for item in universe]
     if run is None:
         return [Row(stage.number, item, MISSING, f"no stages/{stage.package} handed in")
+                for item in universe]
+    if run.tampered:
+        return [Row(stage.number, item, TAMPERED, "; ".join(run.tampered)[:300])
                 for item in universe]
     mine = {r.item: r for r in _graded_rows(stage, run)}
     fate = LABEL.get(run.status, "NOT RUN")

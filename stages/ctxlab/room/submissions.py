@@ -5,6 +5,8 @@ archive (``.zip``, ``.tar``, ``.tar.gz``, ``.tgz``, ``.tar.bz2``, ``.tar.xz``) h
 a folder whose entries are any of those. An archive is unpacked member by member into a folder
 of its own: a member whose path is absolute or climbs out with ``..``, a link, a device or a
 FIFO is refused (and said so), and sizes are capped, so nothing is written outside that folder.
+An archive that cannot be unpacked whole — damaged, two members of one name, over the size or
+member limit — is that participant's ``rejected`` row; the rest of the room is still graded.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class Submission:
     stages: Path | None  # the folder holding s1_loop/ … (None: nothing usable found)
     checkout: Path | None = None  # a whole checkout: its tests are compared with ours
     notes: list[str] = field(default_factory=list)
+    rejected: str | None = None  # why its archive could not be unpacked
 
 
 def is_archive(path: Path) -> bool:
@@ -91,7 +94,11 @@ def discover(paths: list[Path], work: Path) -> list[Submission]:
 def _one(path: Path, work: Path) -> Submission:
     if is_archive(path):
         target = work / f"unpacked-{len(list(work.glob('unpacked-*')))}"
-        notes = unpack(path, target)
+        try:
+            notes = unpack(path, target)
+        except SubmissionError as error:
+            shutil.rmtree(target, ignore_errors=True)
+            return Submission(_stem(path), path, None, rejected=str(error))
         stages, checkout = _locate(target)
         submission = Submission(_stem(path), path, stages, checkout, notes)
     else:
@@ -115,7 +122,8 @@ def unpack(archive: Path, target: Path) -> list[str]:
     """Unpack ``archive`` into ``target`` safely; returns notes on what was refused."""
     target.mkdir(parents=True)
     notes: list[str] = []
-    total = 0
+    budget = [MAX_BYTES]
+    seen: set[PurePosixPath] = set()
     try:
         members = _members(archive)
         for count, (name, kind, size, read) in enumerate(members):
@@ -131,16 +139,29 @@ def unpack(archive: Path, target: Path) -> list[str]:
             if kind != "file":
                 notes.append(f"refused {name!r}: a {kind}, only files and folders are unpacked")
                 continue
-            total += size
-            if total > MAX_BYTES:
+            if rel in seen:
+                raise SubmissionError(f"{archive.name}: two members named {rel.as_posix()!r}")
+            seen.add(rel)
+            if size > budget[0]:  # said before it is read; ``_copy`` counts what really is
                 raise SubmissionError(f"{archive.name}: more than {MAX_BYTES >> 20} MB unpacked")
             out = target / rel
             out.parent.mkdir(parents=True, exist_ok=True)
             with read() as source, open(out, "xb") as sink:
-                shutil.copyfileobj(source, sink)
-    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError) as error:
+                _copy(source, sink, budget, archive.name)
+    except SubmissionError:
+        raise
+    except (tarfile.TarError, zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
         raise SubmissionError(f"{archive.name}: cannot unpack: {error}") from None
     return notes
+
+
+def _copy(source, sink, budget: list[int], name: str) -> None:  # type: ignore[no-untyped-def]
+    """Copy a member, counting the bytes really unpacked (a header can lie about its size)."""
+    while chunk := source.read(1 << 20):
+        budget[0] -= len(chunk)
+        if budget[0] < 0:
+            raise SubmissionError(f"{name}: more than {MAX_BYTES >> 20} MB unpacked")
+        sink.write(chunk)
 
 
 def _members(archive: Path):  # type: ignore[no-untyped-def]

@@ -3,8 +3,8 @@
 ``ctxlab room`` starts it under the tool sandbox's reaper (scrubbed environment, HOME in the
 copy, every process killed at the time limit). It points the workbook at the copy — the
 instructor's tests and reference copied in, the participant's stage package in
-``stages/`` — keeps temporary files inside it, watches writes outside it (``guard``) and
-runs pytest with the arguments it was given.
+``stages/`` — keeps temporary files inside it, watches writes outside it (``guard``), loads the
+``sentinel`` before any of the participant's code, and runs pytest with the arguments given.
 """
 
 from __future__ import annotations
@@ -25,7 +25,12 @@ def main(argv: list[str]) -> int:
     install(copy, copy / ".room" / "outside.jsonl")
     import pytest
 
-    return int(pytest.main(argv[1:]))
+    import ctxlab.workbook.pytest_plugin  # noqa: F401  (watched from the start)
+
+    from .sentinel import Sentinel
+
+    sentinel = Sentinel(copy, copy / ".room" / "log.jsonl")
+    return int(pytest.main(argv[1:], plugins=[sentinel]))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
 """Bodies that parse as JSON but that no later step could handle (API notes §2.2).
 
 JSON allows an escaped lone surrogate (``"\\ud800"``), which is not a character: no text can be
-encoded or counted with it. Deeply nested values (a tool input or schema hundreds of levels
-deep) would exhaust the stack of every recursive step after parsing. Both get a 400 here,
-before anything else reads the body; the API's own texts for them are unknown (ours).
+encoded or counted with it; the same code point sent as raw bytes (ED A0 80) is read as one
+too. Deeply nested values (a tool input or schema hundreds of levels deep) would exhaust the
+stack of every recursive step after parsing. Both get a 400 here, before anything else reads
+the body; the API's own texts for them are unknown (ours).
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from . import wording
 from .errors import invalid
 
 MAX_DEPTH = 128  # a common JSON parser default (serde_json); the API's figure is unknown
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")
+"""A surrogate escaped (``\\ud800``) or as raw bytes (ED A0 80: not UTF-8, but Python's JSON
+parser reads bytes with ``surrogatepass``)."""
 
 
 @dataclass(frozen=True)
@@ -40,8 +43,9 @@ class ParsedBody:
 
 
 def has_escapes(body: bytes) -> bool:
-    """Whether the raw body escapes a surrogate anywhere (only then are strings checked)."""
-    return _SURROGATE_ESCAPE.search(body) is not None
+    """Whether the raw body holds a surrogate anywhere, escaped or raw (only then are strings
+    checked)."""
+    return _SURROGATE.search(body) is not None
 
 
 def check(payload: Any, strings: bool) -> None:

@@ -12,6 +12,10 @@ every name written in ``list``. So the sandbox also refuses:
   lands outside) or a file with a second hard link (its bytes may be a file anywhere);
 - a list of names (``--files0-from=F``, ``--files-from=F``) holding a name that leads out.
 
+The options of ``grep``, ``ls``, ``wc``, ``cat``, ``head`` and ``tail`` are read as their
+programs read them (``options``: ``--der``, ``-d rec``, ``-e -- -R``); another program's
+words are matched against the spellings above, ``--`` included.
+
 Guard rails against a model's mistakes, not a security boundary (see ``sandbox``).
 """
 
@@ -22,12 +26,17 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from ctxlab.tools.options import Options, parse
 from ctxlab.tools.results import ToolError
 
 _WALKING_PROGRAMS = frozenset({"find"})
+_WALKING: frozenset[str | tuple[str, str]] = frozenset({
+    "recursive", "dereference-recursive", ("directories", "recurse"), "dereference",
+    "dereference-command-line", "dereference-command-line-symlink-to-dir"})
+"""Options, as ``options.parse`` names them, that walk folders or follow links."""
 _WALKING_LONG = ("--recursive", "--dereference", "--directories=recurse", "--follow", "-follow")
 _WALKING_SHORT = frozenset("rRLH")
-_NAME_LISTS = ("--files0-from", "--files-from")
+_NAME_LISTS = ("files0-from", "files-from")
 _MAX_LIST_BYTES = 1_000_000
 _MAX_ENTRIES = 100_000
 
@@ -59,13 +68,15 @@ def links_out(root: Path, folder: Path) -> Iterator[Path]:
                 pending.append(Path(entry.path))
 
 
-def walks(argv: list[str]) -> bool:
-    """Whether ``argv`` may descend into folders or follow links while it runs."""
+def walks(argv: list[str], options: Options | None) -> bool:
+    """Whether ``argv`` may descend into folders or follow links while it runs: read from its
+    ``options`` (``ctxlab.tools.options.parse``) when its program has a spec, else guessed
+    from every word that looks like such an option."""
     if os.path.basename(argv[0]) in _WALKING_PROGRAMS:
         return True
+    if options is not None:
+        return any(name in _WALKING or (name, value) in _WALKING for name, value in options)
     for word in argv[1:]:
-        if word == "--":
-            break
         if word.startswith(_WALKING_LONG) or "recurse" in word:  # also grep's -d recurse
             return True
         if word.startswith("-") and not word.startswith("--") and _WALKING_SHORT & set(word):
@@ -73,14 +84,31 @@ def walks(argv: list[str]) -> bool:
     return False
 
 
+def name_lists(argv: list[str], options: Options | None) -> list[tuple[str, str]]:
+    """(list file, the option naming it) for each list of names ``argv`` reads."""
+    if options is not None:
+        return [(value or "", f"--{name}") for name, value in options
+                if name in _NAME_LISTS and value is not None]
+    found = []
+    for i, word in enumerate(argv):
+        for option in _NAME_LISTS:
+            if word == f"--{option}" and i + 1 < len(argv):
+                found.append((argv[i + 1], word))
+            elif word.startswith(f"--{option}="):
+                found.append((word.split("=", 1)[1], word))
+    return found
+
+
 def check_reach(root: Path, argv: list[str], folders: list[Path],
                 check_path: Callable[[str, str], None]) -> None:
     """Refuse ``argv`` when what it reaches beyond its arguments leads out (module docstring).
 
     ``folders`` are the existing folders its arguments name; ``check_path(name, shown)`` is
-    the argument check, applied to each name of a name list.
+    the argument check, applied to each name of a name list. An option spelling its program
+    would read otherwise than plainly (``ctxlab.tools.options``) is refused.
     """
-    if walks(argv):
+    options = parse(argv)
+    if walks(argv, options):
         for folder in folders or [root]:
             link = next(links_out(root, folder), None)
             if link is not None:
@@ -88,12 +116,8 @@ def check_reach(root: Path, argv: list[str], folders: list[Path],
                     f"{link.relative_to(root).as_posix()!r} is a link that leads outside the "
                     f"workspace, and {argv[0]!r} with these options would follow it or walk "
                     "the folder holding it; name the files to read instead")
-    for i, word in enumerate(argv):
-        for option in _NAME_LISTS:
-            if word == option and i + 1 < len(argv):
-                _check_list(root, argv[i + 1], word, check_path)
-            elif word.startswith(option + "="):
-                _check_list(root, word.split("=", 1)[1], word, check_path)
+    for name, shown in name_lists(argv, options):
+        _check_list(root, name, shown, check_path)
 
 
 def _check_list(root: Path, name: str, shown: str,
