@@ -19,7 +19,9 @@ It is a bound, not a method: it reads the plan, which no real layer can. What it
   whose current content is nowhere in view (it changed on disk after the agent read it),
   attach that content, saying so, as stage 4's rebuild does (§10.2);
 - lay out stage 5's cache zones (``CacheOnly``) and send the volatile context after the
-  newest message, as stage 5 does.
+  newest message, as stage 5 does, with one more breakpoint at the end of the agent's last
+  reply: the next request cuts the newest results, so the prefix before them is the one it
+  can read from the cache (the bound is on tokens; this keeps its dollars comparable).
 
 What it may not do: remove or rewrite a message, a call, the user's texts or the agent's own
 texts (a call is how the agent knows what it did, so nothing is re-fetched and no pair is
@@ -62,7 +64,7 @@ class Oracle(CacheOnly):
         seen = scan(SimpleNamespace(system=session.system, messages=messages), self.finder)
         done = furthest(self.plan, seen)
         kept = self._reduce(self._current_copies(messages, session, done), *self._needed(done))
-        return super().prepare(kept, session)
+        return _before_newest(super().prepare(kept, session))
 
     def _current_copies(self, messages: Messages, session: Session, done: int) -> Messages:
         """When the next step edits a file and no text in view holds its current content (it
@@ -192,6 +194,22 @@ def _cut(text: str, spans: list[tuple[int, int]]) -> str:
         return text
     body = "\n".join(lines[i] for i in keep)
     return CUT.format(kept=len(keep), total=len(lines)) + "\n" + body
+
+
+def _before_newest(messages: Messages) -> Messages:
+    """A breakpoint on the last cacheable block of the message before the newest one (the
+    newest holds one already: ``CacheOnly``)."""
+    if len(messages) < 2 or isinstance(messages[-2]["content"], str):
+        return messages
+    newest = next((b["cache_control"] for b in messages[-1]["content"]
+                   if isinstance(b, dict) and "cache_control" in b), None)
+    blocks = [dict(b) for b in messages[-2]["content"]]
+    for block in reversed(blocks):
+        if newest is not None and block.get("type") not in ("thinking", "redacted_thinking") \
+                and not (block.get("type") == "text" and not block.get("text")):
+            block["cache_control"] = dict(newest)
+            return [*messages[:-2], {**messages[-2], "content": blocks}, messages[-1]]
+    return messages
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:

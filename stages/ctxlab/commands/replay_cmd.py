@@ -1,4 +1,5 @@
-"""``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
+"""``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6),
+or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``--set``).
 
 ``ctxlab replay FILE`` shows what the layer would have done, and when; a folder replays every
 ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. A file
@@ -21,7 +22,14 @@ from ..replay.lines import MAX_BYTES
 from ..replay.view import overview, report_view
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
+from .common import (
+    UserError,
+    add_layer_options,
+    build_custom,
+    check_layer_options,
+    positive_int,
+    print_json,
+)
 
 
 def tokens(text: str) -> int:
@@ -76,19 +84,24 @@ def run(args: argparse.Namespace) -> int:
         files = find_logs(args.paths)
     except DiscoveryError as error:
         raise UserError(str(error)) from None
-    stage = _stage(args.stage)
+    if args.layer is not None and args.stage is not None:
+        raise UserError("replay through --stage or --layer, not both")
+    stage = None if args.layer is not None else _stage(args.stage)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     options = dict(args.options)
-    check_layer_options(stage, options)
+    if args.layer is not None:  # --set goes to --layer's factory
+        build_custom(args.layer, options)
+    else:
+        check_layer_options(stage, options)
     errors = Console(stderr=True)
     reports, failed = [], []
     for path in progress(files, "replaying", console=errors):
         try:
             report = replay_file(path, stage, model=args.model, window=args.window,
                                  whole_file=args.whole_file, options=options,
-                                 max_bytes=args.max_bytes)
+                                 layer=args.layer, max_bytes=args.max_bytes)
             report.file = display_name(path, args.paths)
             reports.append(report)
         except TranscriptError as error:
