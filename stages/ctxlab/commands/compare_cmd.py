@@ -52,8 +52,8 @@ def run(args: argparse.Namespace) -> int:
         status.print(f"{given}: on stage {taken} (the other stages do not take it)",
                      highlight=False)
     if args.peers and peer_rows()[1]:
-        status.print(f"LangChain's rows left out (not installed): {INSTALL}", highlight=False,
-                     soft_wrap=True)
+        status.print(f"LangChain's rows left out (not installed): {INSTALL}", markup=False,
+                     highlight=False, soft_wrap=True)
     with status.status("running …") as spinner:
         rows = compare(args.scenario, seed=args.seed,
                        on_run=lambda label: spinner.update(f"running {label} …"),
