@@ -4,7 +4,10 @@ It is a bound, not a method: it reads the plan, which no real layer can. What it
 
 - show every tool result in full in the request that delivers it — never less: a result is
   cleared or cut only after the agent has seen it whole once (a layer cannot know what a
-  result holds before the agent reads it, so a bound that hides it earlier is no bound);
+  result holds before the agent reads it, so a bound that hides it earlier is no bound) —
+  unless the results one reply asked for are, together, more than the window holds: then
+  the largest are cut at once, one by one until the request fits (no layer can show them
+  whole either: stage 3 sends them to disk);
 - afterwards, keep of each result only what a step still to come needs, cutting it to the
   lines that hold it or clearing it:
   - the lines holding a fact a later step needs, unless the agent noted it in its own words
@@ -57,13 +60,23 @@ class Oracle(CacheOnly):
         super().__init__()
         self.plan = plan
         self.finder = Finder(plan)
-        self.whole: dict[str, str] = {}  # each result shown in full, by tool_use_id
+        self.whole: dict[str, str] = {}  # each result as the tool returned it, by tool_use_id
+        self.delivered: set[str] = set()  # the results some request has carried already
 
     def prepare(self, messages: Messages, session: Session) -> Messages:
         session.dynamic_at_end = True
         seen = scan(SimpleNamespace(system=session.system, messages=messages), self.finder)
         done = furthest(self.plan, seen)
-        kept = self._reduce(self._current_copies(messages, session, done), *self._needed(done))
+        messages = self._current_copies(messages, session, done)
+        needed, edits = self._needed(done)
+        overflow: list[str] = []  # new results cut at once: together they overflow the window
+        kept = self._reduce(messages, needed, edits, overflow)
+        new = sorted((uid for uid in self.whole if uid not in self.delivered),
+                     key=lambda uid: -len(self.whole[uid]))
+        while new and _too_long(kept, session):
+            overflow.append(new.pop(0))
+            kept = self._reduce(messages, needed, edits, overflow)
+        self.delivered |= set(self.whole)
         return _before_newest(super().prepare(kept, session))
 
     def _current_copies(self, messages: Messages, session: Session, done: int) -> Messages:
@@ -108,8 +121,8 @@ class Oracle(CacheOnly):
                     edits.setdefault(call.input["path"], []).append(call)
         return needed, edits
 
-    def _reduce(self, messages: Messages, needed: set[str],
-                edits: dict[str, list[Call]]) -> Messages:
+    def _reduce(self, messages: Messages, needed: set[str], edits: dict[str, list[Call]],
+                overflow: list[str]) -> Messages:
         calls = {b["id"]: b for m in messages if m["role"] == "assistant"
                  for b in _blocks(m) if b.get("type") == "tool_use"}
         covered = self._in_own_words(messages, needed)
@@ -118,8 +131,8 @@ class Oracle(CacheOnly):
         for block in reversed([b for m in messages for b in _blocks(m)
                                if b.get("type") == "tool_result"]):
             uid = block.get("tool_use_id", "")
-            if uid not in self.whole:  # new: shown in full in this request
-                self.whole[uid] = result_text(block.get("content", ""))
+            self.whole.setdefault(uid, result_text(block.get("content", "")))
+            if uid not in self.delivered and uid not in overflow:  # shown whole this time
                 covered |= self._markers(self.whole[uid]) & needed
                 continue
             if block.get("is_error"):
@@ -153,6 +166,16 @@ class Oracle(CacheOnly):
 
     def _markers(self, text: str) -> set[str]:
         return set(self.finder.find(text)[0])
+
+
+def _too_long(messages: Messages, session: Session) -> bool:
+    """Whether ``messages`` leave less than a tenth of the window for the system prompt, the
+    tools and the reply (counted by the API when they have more characters than that: a
+    token holds at least one)."""
+    budget = 0.9 * session.window
+    chars = sum(len(result_text(b.get("content", ""))) + len(str(b.get("text", "")))
+                for m in messages for b in _blocks(m))
+    return chars > budget and session.count(messages) > budget
 
 
 def _edit_spans(text: str, edits: list[Call], lines: tuple[str, ...]) -> list[tuple[int, int]]:
