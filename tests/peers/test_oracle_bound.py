@@ -69,8 +69,9 @@ def _check(scenario: str, seed: int, others: list[Row]) -> list[tuple[str, int, 
     return finished
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-@pytest.mark.parametrize("scenario", HEADLINE)
+@pytest.mark.parametrize(("scenario", "seed"), [  # one pytest-xdist group per seed
+    pytest.param(s, seed, marks=pytest.mark.xdist_group(f"bound-{seed}"))
+    for s in HEADLINE for seed in SEEDS])
 def test_no_row_sends_fewer_tokens_than_the_oracle(scenario: str, seed: int) -> None:
     finished = _check(scenario, seed, rows())
     oracle = result(ORACLE_ROW, scenario, seed=seed).summary.tokens_per_task
