@@ -24,7 +24,8 @@ It is a bound, not a method: it reads the plan, which no real layer can. What it
 - lay out stage 5's cache zones (``CacheOnly``) and send the volatile context after the
   newest message, as stage 5 does, with one more breakpoint at the end of the agent's last
   reply: the next request cuts the newest results, so the prefix before them is the one it
-  can read from the cache (the bound is on tokens; this keeps its dollars comparable).
+  can read from the cache. The bound is on tokens, not dollars: every cut rewrites the end
+  of the prefix, so its cache read share is low.
 
 What it may not do: remove or rewrite a message, a call, the user's texts or the agent's own
 texts (a call is how the agent knows what it did, so nothing is re-fetched and no pair is
