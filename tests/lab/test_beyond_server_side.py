@@ -10,15 +10,10 @@ import pytest
 from widthcheck import WIDTHS, assert_readable, recording, rendered
 
 from ctxlab import models, use
-from ctxlab.beyond.layers import CacheOnly
-from ctxlab.beyond.server_side import (
-    CAPABILITIES,
-    CLEAR_DEFAULTS,
-    compaction_model,
-    compare_server_side,
-    repriced,
-)
+from ctxlab.beyond.server_side import CAPABILITIES, compare_server_side
 from ctxlab.cli import main
+from ctxlab.peers.cache_only import CacheOnly
+from ctxlab.rows import CLEAR_DEFAULTS, compaction_model, repriced
 from ctxlab.runner import run
 from ctxlab.server_edits import COMPACT, ServerEdits
 from ctxlab.workbook.router import FINDER

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxlab import peers, use
+from ctxlab import peers, rows, use
 from ctxlab.cli import main
 
 LAYER = '''
@@ -70,10 +70,19 @@ def test_a_wrong_option_and_a_stage_are_refused(spec: str, capsys) -> None:
         assert main(["run", "--scenario", "bugfix-small", "--layer", spec, *argv]) == 2
 
 
-def test_peers_without_the_extra_say_how_to_install(monkeypatch, capsys) -> None:
-    monkeypatch.setattr(peers, "missing", lambda: ["langchain"])
-    assert main(["compare", "--scenario", "bugfix-small", "--peers"]) == 2
-    assert peers.INSTALL in capsys.readouterr().err
+def test_peers_without_the_extra_show_the_rest_and_say_how_to_install(monkeypatch,
+                                                                       capsys) -> None:
+    """The rows that need no library (observation masking, the API's own, the oracle) run
+    without LangChain; one line says how to add its rows."""
+    use("solutions")
+    monkeypatch.setattr(rows, "missing", lambda packages: list(packages))
+    assert main(["compare", "--scenario", "bugfix-small", "--peers", "--json"]) == 0
+    out, err = capsys.readouterr()
+    names = [r["stage"] for r in json.loads(out)][6:]
+    assert names == ["observation-masking", "observation-masking-cached", "api-clear",
+                     "api-compact", "oracle"]
+    assert [line for line in err.splitlines() if peers.INSTALL in line] == [
+        f"LangChain's rows left out (not installed): {peers.INSTALL}"]
 
 
 def test_the_ladder_judges_your_layer_as_a_cell(spec: str, capsys) -> None:

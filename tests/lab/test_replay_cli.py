@@ -109,3 +109,34 @@ def test_a_window_can_be_written_in_thousands() -> None:
         [60_000, 60_000, 60_000, 1_500]
     with pytest.raises(Exception, match="positive number of tokens"):
         replay_cmd.tokens("-5")
+
+
+MASKING = "ctxlab.peers.masking:make_layer"
+
+
+def test_replay_goes_through_the_named_layer_with_its_options(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    log = str(FIXTURES / "compacted.jsonl")
+    status, masked, _ = replay(capsys, log, "--whole-file", "--layer", MASKING, "--set", "n=1")
+    assert status == 0
+    status, five, _ = replay(capsys, log, "--whole-file", "--stage", "5")
+    assert status == 0
+    masked, five = masked["replays"][0], five["replays"][0]
+    assert masked["stage"] == MASKING and five["stage"] == 5
+    assert masked["layers"]["observation-masking"]["triggers"] > 0
+    assert "observation-masking" not in five["layers"]
+    status, wider, _ = replay(capsys, log, "--whole-file", "--layer", MASKING, "--set", "n=9")
+    assert "observation-masking" not in wider["replays"][0]["layers"]  # n reached the layer
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--layer", "no_such_module_here:make"], "cannot import 'no_such_module_here'"),
+    (["--layer", MASKING, "--set", "nope=1"], "does not take these options"),
+    (["--layer", MASKING, "--set", "n=0"], "n must be at least 1"),
+    (["--layer", MASKING, "--stage", "5"], "not both"),
+])
+def test_a_bad_layer_is_one_line(argv: list[str], says: str,
+                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", str(FIXTURES / "compacted.jsonl"), *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err

@@ -103,7 +103,7 @@ def test_a_layer_named_by_a_file_the_key_digests_is_shared_and_no_other(tmp_path
     base = {"stage": None, "scenario": "bugfix-small"}
     own = tmp_path / "mine.py"
     own.write_text("def make():\n    return None\n", encoding="utf-8")
-    assert runcache.key({**base, "layer": "ctxlab.beyond.layers:CacheOnly"}) is not None
+    assert runcache.key({**base, "layer": "ctxlab.peers.cache_only:CacheOnly"}) is not None
     assert runcache.key({**base, "layer": "s5_pipeline:make_layer"}) is not None
     assert runcache.key({**base, "layer": f"{own}:make"}) is None  # may change in a session
     assert runcache.key({**base, "layer": "no_such_module:make"}) is None

@@ -6,18 +6,19 @@
   ground truth, asked after each kind of compaction and scored automatically.
 - ``cache_cost`` / ``cost_report`` / ``cold_cache``: compact now or after N turns, in dollars,
   and the 60-minute cold-cache argument on the simulated clock (§6.5–§6.7).
-- ``layers``: the cache-only client the server-side variants run with (any layer runs on
-  ``runner.run(layer=..., server=...)``).
+- the server-side variants run with ``CacheOnly`` (``ctxlab.peers.cache_only``), the client
+  that only lays out the cache breakpoints (any layer runs on ``runner.run(layer=...,
+  server=...)``).
 
 Each has a command with ``--json``: ``ctxlab serverside``, ``ctxlab probe``,
 ``ctxlab cachecost``; ``notebooks/06_beyond.ipynb`` shows all three.
 """
 
+from ..peers.cache_only import CacheOnly
 from ..server_edits import BetaSession, ServerEdits
 from .cache_cost import Situation, compact_now, miss_vs_hit, next_request, plan
 from .cold_cache import cold_cache_check
 from .cost_report import cache_cost_report, situation_at
-from .layers import CacheOnly
 from .probes import KINDS, Probe, ground_truth, make_probes, score
 from .server_side import CAPABILITIES, VARIANTS, compare_server_side
 from .summaries import compare_summaries

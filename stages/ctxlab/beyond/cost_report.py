@@ -19,12 +19,12 @@ import statistics
 from typing import Any
 
 from .. import scenarios
+from ..peers.cache_only import CacheOnly
 from ..report.compare import LARGE_WINDOW_MODEL
 from ..runner import load_stage, run
 from ..tokens import count_text
 from .cache_cost import Situation, miss_vs_hit, plan
 from .cold_cache import cold_cache_check
-from .layers import CacheOnly
 from .summaries import BudgetSession
 
 KINDS = ("clear", "summary")

@@ -22,98 +22,49 @@ re-priced at the main model's price table from each call's usage partition.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import replace
 from typing import Any
 
-from .. import models
-from ..report.compare import LARGE_WINDOW_MODEL
-from ..runner import run
-from ..server_edits import CLEAR, COMPACT, ServerEdits
-from ..telemetry import TurnRecord
-
-CLEAR_DEFAULTS: dict[str, Any] = {"type": CLEAR}
-CLEAR_TUNED: dict[str, Any] = {"type": CLEAR, "keep": {"type": "tool_uses", "value": 5},
-                               "clear_at_least": {"type": "input_tokens", "value": 30_000}}
-"""Keep 5: the final edit needs facts from five different results at once (the check output,
-alerts.py, shards 2, 7 and 15); with the default 3 the agent re-fetches them forever. Clear at
-least 30K: the docs' advice, so each cache invalidation buys a sizeable saving (API notes §5)."""
-COMPACT_EDIT: dict[str, Any] = {"type": COMPACT,
-                                "trigger": {"type": "input_tokens", "value": 150_000}}
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One way to manage the context: which client layer, which API edits, which model."""
-
-    key: str
-    label: str
-    client: str  # "stage 5" or "cache only"
-    edits: tuple[dict[str, Any], ...] = ()
-    needs_compaction: bool = False
-    large_window: bool = False
-
+from ..rows import (
+    API_CLEAR,
+    API_COMPACT,
+    CACHE_ONLY,
+    CLEAR_DEFAULTS,
+    CLEAR_TUNED,
+    STAGE_5,
+    Row,
+    compaction_model,
+    run_row,
+)
+from ..scenarios import load
 
 VARIANTS = (
-    Variant("a", "client: stage 5 pipeline", "stage 5"),
-    Variant("b0", "API clear_tool_uses, documented defaults", "cache only", (CLEAR_DEFAULTS,)),
-    Variant("b", "API clear_tool_uses, keep 5, clear at least 30K", "cache only", (CLEAR_TUNED,)),
-    Variant("c", "API compact_20260112, trigger 150K", "cache only", (COMPACT_EDIT,),
-            needs_compaction=True),
-    Variant("d", "stage 5 + API clear_tool_uses as in b", "stage 5", (CLEAR_TUNED,)),
-    Variant("baseline", "keep everything (cache only, 1M window)", "cache only",
-            large_window=True),
+    Row("a", "client: stage 5 pipeline", "api", layer=STAGE_5, variant="a"),
+    Row("b0", "API clear_tool_uses, documented defaults", "api", layer=CACHE_ONLY,
+        edits=(CLEAR_DEFAULTS,), variant="b0"),
+    replace(API_CLEAR, name="b"),
+    replace(API_COMPACT, name="c"),
+    Row("d", "stage 5 + API clear_tool_uses as in b", "api", layer=STAGE_5,
+        edits=(CLEAR_TUNED,), variant="d"),
+    Row("baseline", "keep everything (cache only, 1M window)", "api", layer=CACHE_ONLY,
+        large_window=True, variant="baseline"),
 )
-
-
-def compaction_model(model: str) -> str:
-    """``model`` when it offers server-side compaction, else the large-window model."""
-    return model if models.get(model).supports_compaction else LARGE_WINDOW_MODEL
-
-
-def repriced(records: list[TurnRecord], model: str) -> float:
-    """The run's bill at ``model``'s prices, from each call's usage partition."""
-    spec = models.get(model)
-    return sum(models.cost_usd(spec, input_tokens=r.input_tokens, output_tokens=r.output_tokens,
-                               cache_read=r.cache_read_tokens, write_5m=r.cache_write_5m,
-                               write_1h=r.cache_write_1h) for r in records)
-
-
-def _layer(client: str) -> str:
-    """The client's layer as ``MODULE:FACTORY``: plain data, so its runs can be shared."""
-    return "s5_pipeline:make_layer" if client == "stage 5" else "ctxlab.beyond.layers:CacheOnly"
-
-
-def run_variant(variant: Variant, scenario: str, model: str, seed: int = 0) -> dict[str, Any]:
-    """One variant's run summary, with the like-for-like bill and the peak request size."""
-    used = (LARGE_WINDOW_MODEL if variant.large_window else
-            compaction_model(model) if variant.needs_compaction else model)
-    result = run(None, scenario, layer=_layer(variant.client), model=used, seed=seed,
-                 server=ServerEdits(variant.edits), label=variant.key)
-    records = result.records
-    summary = result.summary.to_dict()
-    return {"variant": variant.key, "label": variant.label, "model": used,
-            "edits": list(variant.edits), **summary,
-            "cost_usd_same_prices": repriced(records, model),
-            "peak_request_tokens": max((r.reported_input_tokens for r in records
-                                        if r.kind == "agent"), default=0),
-            "server_edits_applied": sum(e["layer"].startswith("server-")
-                                        for r in records for e in r.compactions)}
+"""The variants, as rows of the bill's registry (``ctxlab.rows``): b and c are the rows
+``api-clear`` and ``api-compact`` of ``ctxlab compare --peers``."""
 
 
 def compare_server_side(scenario: str = "long-task", *, model: str | None = None, seed: int = 0,
                         keys: tuple[str, ...] | None = None,
                         on_run: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Every variant on one scenario; ``model`` defaults to the scenario's own."""
-    from ..scenarios import load
-
     model = model or load(scenario).model
     rows = []
     for variant in VARIANTS:
-        if keys is not None and variant.key not in keys:
+        if keys is not None and variant.variant not in keys:
             continue
         if on_run:
-            on_run(variant.label)
-        rows.append(run_variant(variant, scenario, model, seed))
+            on_run(variant.what)
+        rows.append(run_row(variant, scenario, model=model, seed=seed))
     return {"scenario": scenario, "model": model, "prices_of": model,
             "compaction_model": compaction_model(model), "runs": rows,
             "capabilities": CAPABILITIES}

@@ -34,7 +34,7 @@ NEAR = 200
 
 
 @lru_cache(maxsize=256)
-def _committed(source: Path, path: str) -> tuple[str, ...]:
+def committed(source: Path, path: str) -> tuple[str, ...]:
     """The lines (stripped, long enough) of the committed file, or () when there is none."""
     try:
         text = (source / path).read_text(encoding="utf-8")
@@ -82,7 +82,7 @@ def believed(view: ModelView, scenario: Scenario, step: Step,
     The versions it can tell apart are the step's edit and its ``stale`` edit, each matched by
     its own old text."""
     path = edit.input["path"]
-    lines = _committed(scenario.source, path)
+    lines = committed(scenario.source, path)
     if not lines:
         return edit, False  # no committed text to recognise: nothing to check
     versions = [c for c in (edit, step.stale) if c is not None]

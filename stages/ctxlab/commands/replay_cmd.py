@@ -1,4 +1,5 @@
-"""``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6).
+"""``ctxlab replay``: a real Claude Code session log through a stage's context layer (DESIGN §6),
+or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``--set``).
 
 ``ctxlab replay FILE`` shows what the layer would have done, and when; a folder replays every
 ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. The
@@ -26,7 +27,14 @@ from ..replay.treeview import overview
 from ..replay.view import report_view
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
-from .common import UserError, add_layer_options, check_layer_options, positive_int, print_json
+from .common import (
+    UserError,
+    add_layer_options,
+    build_custom,
+    check_layer_options,
+    positive_int,
+    print_json,
+)
 
 
 def tokens(text: str) -> int:
@@ -83,12 +91,17 @@ def run(args: argparse.Namespace) -> int:
         files = find_logs(args.paths)
     except DiscoveryError as error:
         raise UserError(str(error)) from None
-    stage = _stage(args.stage)
+    if args.layer is not None and args.stage is not None:
+        raise UserError("replay through --stage or --layer, not both")
+    stage = None if args.layer is not None else _stage(args.stage)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     if args.model is not None and models.lookup(args.model) is None:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     options = dict(args.options)
-    check_layer_options(stage, options)
+    if args.layer is not None:  # --set goes to --layer's factory
+        build_custom(args.layer, options)
+    else:
+        check_layer_options(stage, options)
     errors = Console(stderr=True)
 
     def name(path: Path) -> str:
@@ -107,7 +120,8 @@ def run(args: argparse.Namespace) -> int:
     for tree in progress(trees, "replaying", console=errors):
         try:
             done, bad = replay_tree(tree, stage, name, whole_file=args.whole_file,
-                                    model=args.model, window=args.window, options=options)
+                                    model=args.model, window=args.window, options=options,
+                                    layer=args.layer)
         except NotImplementedError as error:
             raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
                             "grade` shows what is left)") from None

@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--model", default=None,
                         help="model for every variant but compaction (default: the scenario's)")
     parser.add_argument("--only", default=None,
-                        help="comma-separated variants: " + ",".join(v.key for v in VARIANTS))
+                        help="comma-separated variants: " + ",".join(v.variant for v in VARIANTS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
@@ -41,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
     except (ScenarioError, KeyError) as error:
         raise UserError(str(error).strip("'\"")) from None
     keys = tuple(args.only.split(",")) if args.only else None
-    unknown = set(keys or ()) - {v.key for v in VARIANTS}
+    unknown = set(keys or ()) - {v.variant for v in VARIANTS}
     if unknown:
         raise UserError(f"unknown variant(s) {', '.join(sorted(unknown))}; choose from "
-                        + ", ".join(v.key for v in VARIANTS))
+                        + ", ".join(v.variant for v in VARIANTS))
     with Console(stderr=True).status("running …") as spinner:
         report = compare_server_side(args.scenario, model=args.model, seed=args.seed,
                                      keys=keys,

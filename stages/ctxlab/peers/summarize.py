@@ -20,8 +20,8 @@ from langchain.agents.middleware import SummarizationMiddleware
 from langchain_anthropic import ChatAnthropic
 from langchain_core.messages import RemoveMessage
 
-from ..beyond.layers import CacheOnly
 from ..session import Session
+from .cache_only import CacheOnly
 from .convert import Messages, to_anthropic, to_langchain
 
 

@@ -37,7 +37,7 @@ Messages = list[dict[str, Any]]
 class Replay:
     """One replay of ``transcript`` through ``layer`` (None: stage 1, keep everything)."""
 
-    def __init__(self, transcript: Transcript, layer: ContextLayer | None, *, stage: int,
+    def __init__(self, transcript: Transcript, layer: ContextLayer | None, *, stage: int | str,
                  model: str, model_note: str, workspace: Path,
                  window: int | None = None, window_note: str = "the model's window",
                  billed: set[str] | None = None) -> None:

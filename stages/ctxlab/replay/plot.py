@@ -42,7 +42,7 @@ def plot_replay(reports: ReplayReport | Sequence[ReplayReport], *,
     layers: dict[str, str] = {}
     for run in runs:
         line, = ax.plot([p.turn for p in run.points], [p.tokens for p in run.points], "o-",
-                        ms=2.5, lw=1.2, label=f"stage {run.stage}")
+                        ms=2.5, lw=1.2, label=run.through)
         by_turn = {p.turn: p.tokens for p in run.points}
         for event in run.events:
             mark = layers.setdefault(event.layer, LAYER_MARKS[len(layers) % len(LAYER_MARKS)])

@@ -64,7 +64,7 @@ class ReplayReport:
     """Everything one replay found."""
 
     file: str
-    stage: int
+    stage: int | str  # a stage's number, or the ``MODULE:FACTORY`` of the layer replayed
     model: str
     model_note: str
     window: int
@@ -91,6 +91,11 @@ class ReplayReport:
             if event.turn not in layer.turns:
                 layer.turns.append(event.turn)
         return totals
+
+    @property
+    def through(self) -> str:
+        """What the log was replayed through: ``stage 3``, or ``layer MODULE:FACTORY``."""
+        return f"stage {self.stage}" if isinstance(self.stage, int) else f"layer {self.stage}"
 
     @property
     def peak_occupancy(self) -> float:

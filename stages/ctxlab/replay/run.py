@@ -2,7 +2,8 @@
 
 It imports the log, picks the model whose window and prices apply (the log's own when the
 model table knows it, else the workbook's default; ``model`` overrides), builds the stage's
-layer (``make_layer(**options)``; stage 1 has none), finds the window the session ran at
+layer (``make_layer(**options)``; stage 1 has none) — or, with ``layer="MODULE:FACTORY"``,
+that factory's (``ctxlab.custom``, called with ``options``) — finds the window the session ran at
 (``session_window``) and replays in a fresh temporary
 workspace, so nothing a layer offloads lands in the learner's tree.
 """
@@ -13,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ctxlab import models
+from ctxlab import custom, models
 from ctxlab.runner import load_stage
 
 from .driver import Replay
@@ -59,26 +60,32 @@ def session_window(model: str, recorded: str | None, boundaries: list[Boundary],
     return full, "the model's window"
 
 
-def replay_file(path: str | Path, stage: int, *, model: str | None = None,
+def replay_file(path: str | Path, stage: int | None = None, *, model: str | None = None,
                 window: int | None = None, whole_file: bool = False,
-                options: dict[str, Any] | None = None,
+                options: dict[str, Any] | None = None, layer: str | None = None,
                 max_bytes: int = MAX_BYTES) -> ReplayReport:
     """Replay the session log at ``path`` (at most ``max_bytes`` long) through stage
-    ``stage``'s context layer."""
+    ``stage``'s context layer, or through ``layer`` (``MODULE:FACTORY``) instead."""
+    if (stage is None) == (layer is None):
+        raise ValueError("replay through a stage or a layer: give exactly one")
     transcript = load_transcript(path, whole_file=whole_file, max_bytes=max_bytes)
-    return replay_transcript(transcript, stage, model=model, window=window, options=options)
+    return replay_transcript(transcript, stage, model=model, window=window, options=options,
+                             layer=layer)
 
 
-def replay_transcript(transcript: Transcript, stage: int, *, model: str | None = None,
+def replay_transcript(transcript: Transcript, stage: int | None, *, model: str | None = None,
                       window: int | None = None, options: dict[str, Any] | None = None,
-                      billed: set[str] | None = None) -> ReplayReport:
-    """Replay an imported history through stage ``stage``; ``billed`` holds the message ids
-    whose recorded usage another member of the same session tree has billed already."""
+                      layer: str | None = None, billed: set[str] | None = None
+                      ) -> ReplayReport:
+    """Replay an imported history through stage ``stage`` or ``layer``; ``billed`` holds the
+    message ids whose recorded usage another member of the same session tree has billed
+    already."""
     recorded = transcript.report.model
     model_id, note = choose_model(model, recorded)
     size, why = session_window(model_id, recorded, transcript.report.boundaries, window)
-    layer = load_stage(stage).make_layer(**(options or {}))
+    made = (custom.build(layer, options) if layer is not None
+            else load_stage(stage).make_layer(**(options or {})))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
-        return Replay(transcript, layer, stage=stage, model=model_id, model_note=note,
+        return Replay(transcript, made, stage=layer or stage, model=model_id, model_note=note,
                       workspace=Path(folder).resolve(), window=size, window_note=why,
                       billed=billed).run()

@@ -74,7 +74,7 @@ class TreeReport:
             "sidechains": [s.to_dict() for s in self.sidechains], "tree": self.totals()}
 
 
-def replay_tree(tree: Tree, stage: int, name: Callable[[Path], str], *,
+def replay_tree(tree: Tree, stage: int | None, name: Callable[[Path], str], *,
                 whole_file: bool = False, **replay: Any
                 ) -> tuple[list[TreeReport], list[tuple[Member, str]]]:
     """The replays of ``tree``'s members (``name`` gives a file's shown name; ``replay``:

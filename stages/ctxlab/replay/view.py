@@ -44,7 +44,7 @@ def _import_lines(r: ReplayReport) -> list[str]:
 def _layers(r: ReplayReport) -> RenderableType:
     totals = r.layers()
     if not totals:
-        return Text("No layer fired." + ("" if r.stage > 1 else " (stage 1 has no layer)"))
+        return Text("No layer fired." + (" (stage 1 has no layer)" if r.stage == 1 else ""))
     table = Table(title="What each layer did", title_justify="left")
     for column in ("layer", "triggers", "tokens freed", "at requests"):
         table.add_column(column, justify="left" if column in ("layer", "at requests") else "right")
@@ -92,7 +92,7 @@ def report_view(r: ReplayReport) -> RenderableType:
     occupancy = [p.occupancy for p in r.points]
     overhead = max((p.overhead for p in r.points), default=0)
     parts: list[RenderableType] = [
-        Text(f"{r.file} · stage {r.stage} · {r.model} ({r.model_note}) · window "
+        Text(f"{r.file} · {r.through} · {r.model} ({r.model_note}) · window "
              f"{r.window:,} ({r.window_note})", style="bold"),
         *(Text(escape(line)) for line in _import_lines(r)),
         Text(f"occupancy per request (0–100 % of the window): {sparkline(occupancy)} "

@@ -10,12 +10,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..runner import KEEP_EVERYTHING, run
+from ..rows import (
+    BASELINE,
+    LARGE_WINDOW_MODEL,
+    ORACLE,
+    ORACLE_ROW,
+    PEERS,
+    Row,
+    layer_row,
+    run_row,
+    stage_row,
+)
+from ..runner import KEEP_EVERYTHING
 from ..scenarios import load
 from ..workbook.layout import STAGES, impl_root
-
-LARGE_WINDOW_MODEL = "claude-sonnet-4-6"  # 1M tokens: holds every scenario whole
-ORACLE = "oracle"  # the oracle row's name (``ctxlab.oracle``)
 
 
 def built_stages() -> list[int]:
@@ -23,44 +31,35 @@ def built_stages() -> list[int]:
     return [s.number for s in STAGES if (impl_root("solutions") / s.package).exists()]
 
 
+def peer_rows() -> tuple[list[Row], list[str]]:
+    """The peers whose packages are installed, and the packages the others miss."""
+    ready = [row for row in PEERS if not row.missing()]
+    absent = sorted({name for row in PEERS for name in row.missing()})
+    return ready, absent
+
+
 def compare(scenario: str, *, seed: int = 0, on_run: Callable[[str], None] | None = None,
             stage_options: Mapping[int, dict[str, Any]] | None = None,
             layer: str | None = None, layer_options: dict[str, Any] | None = None,
             peers: bool = False, oracle: bool = False) -> list[dict[str, Any]]:
-    """One run summary per built stage, then the keep-everything baseline; then ``layer``
-    (``MODULE:FACTORY``), every peer (``ctxlab.peers``) and the oracle when asked.
-    ``stage_options``: stage → its ``make_layer`` options (``--set`` without ``--layer``)."""
-    rows = []
-    for stage in [*built_stages(), None]:
-        label = KEEP_EVERYTHING if stage is None else f"stage {stage}"
-        if on_run:
-            on_run(label)
-        model = LARGE_WINDOW_MODEL if stage is None else None
-        options = (stage_options or {}).get(stage) if stage is not None else None
-        rows.append(run(stage, scenario, model=model, seed=seed,
-                        layer_options=options).summary.to_dict())
+    """One row per built stage, then the keep-everything baseline; then ``layer``
+    (``MODULE:FACTORY``), every installed peer (``ctxlab.rows.PEERS``) and the oracle when
+    asked. ``stage_options``: stage → its ``make_layer`` options (``--set`` without
+    ``--layer``). Each row is an entry of ``ctxlab.rows``, run by the one runner."""
+    rows = [stage_row(s, (stage_options or {}).get(s)) for s in built_stages()]
+    rows.append(BASELINE)
     if layer is not None:
-        if on_run:
-            on_run(layer)
-        rows.append(run(None, scenario, layer=layer, layer_options=layer_options,
-                        seed=seed).summary.to_dict())
+        rows.append(layer_row(layer, layer_options))
     if peers:
-        from .. import peers as peer_rows
-
-        rows += peer_rows.rows(scenario, seed=seed, on_run=on_run)
+        rows += peer_rows()[0]
     if peers or oracle:
+        rows.append(ORACLE_ROW)
+    out = []
+    for row in rows:
         if on_run:
-            on_run(ORACLE)
-        rows.append(oracle_row(scenario, seed=seed))
-    return rows
-
-
-def oracle_row(scenario: str, *, seed: int = 0) -> dict[str, Any]:
-    """The oracle's run summary: the bound, not a method (``ctxlab.oracle``)."""
-    from ..oracle import Oracle  # it builds on the bench's layers, which import this module
-
-    return run(None, scenario, layer=Oracle(load(scenario)), seed=seed,
-               label=ORACLE).summary.to_dict()
+            on_run(row.what if row.kind == "stage" else str(row.name))
+        out.append(run_row(row, scenario, seed=seed))
+    return out
 
 
 def versus_oracle(rows: list[dict[str, Any]]) -> float | None:

@@ -61,7 +61,7 @@ class Simulator(HttpFront):
         """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits)."""
         validate.check_messages(req)
         validate.check_options(req)
-        images.check_payloads(req)
+        images.check_payloads(req.messages, req.origin)
         compaction.drop_before_last(req)
         rendered = render.render(req)
         cache.breakpoints(req, rendered)

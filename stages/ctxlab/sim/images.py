@@ -11,13 +11,10 @@ from __future__ import annotations
 import base64
 import binascii
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import wording
 from .errors import invalid
-
-if TYPE_CHECKING:  # schema imports this module for the media-type rule
-    from .schema import Request
 
 MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
 MAX_BYTES = 5 * 1024 * 1024
@@ -83,16 +80,18 @@ def check_media_type(source: dict[str, Any], path: str) -> None:
         raise invalid(wording.IMAGE_MEDIA_TYPE.format(path=f"{path}.base64"))
 
 
-def check_payloads(req: Request) -> None:
-    """The payload rules of every base64 image in ``req``: size, base64, pixels.
+def check_payloads(messages: list[dict[str, Any]],
+                   origin: list[list[tuple[int, int]]]) -> None:
+    """The payload rules of every base64 image in a request's ``messages``: size, base64,
+    pixels; ``origin`` maps each block to its place in the request as sent (error paths).
 
     They run with the request's other rules, not with the shape checks, so a history checker
     that only wants the message rules (``replay.check``) is not stopped by an image a public
     log's redaction damaged.
     """
-    for i, message in enumerate(req.messages):
+    for i, message in enumerate(messages):
         for j, block in enumerate(message["content"]):
-            ci, cj = req.origin[i][j] if req.origin[i] else (i, j)
+            ci, cj = origin[i][j] if origin[i] else (i, j)
             path = f"messages.{ci}.content.{cj}"
             if block.get("type") == "image":
                 _check_payload(block["source"], f"{path}.image.source.base64")

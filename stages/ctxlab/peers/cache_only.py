@@ -1,9 +1,9 @@
-"""Client layers for the server-side experiments (API notes §5–§6, guide §6.6).
+"""The client that manages nothing but the prompt cache (API notes §5–§6, guide §6.3–§6.6).
 
-To compare who manages the context — the client or the API — everything else must be equal.
-``CacheOnly`` is the client that manages nothing: it only lays out stage 5's cache zones
-(sorted tools, a cached static system prompt, one moving breakpoint on the newest block), so
-the server-side variants are billed with the same prompt caching as stage 5 itself.
+To compare who manages the context — the client, the API, a peer library — everything else
+must be equal. ``CacheOnly`` only lays out stage 5's cache zones (sorted tools, a cached
+static system prompt, one moving breakpoint on the newest block), so the API's own variants,
+the cached peers and the oracle are billed with the same prompt caching as stage 5 itself.
 """
 
 from __future__ import annotations
