@@ -14,15 +14,28 @@ the ``results_url`` the batch shows once it has ended.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import paging, wording
 from .batch import Batch, Item, Runner
 from .errors import APIError, invalid
-from .schema import parse
+from .schema import Request, parse
 
 if TYPE_CHECKING:
-    from .engine import Simulator
+    from .clock import Latency, SimClock
+
+
+class Simulator(Protocol):
+    """What the batch endpoints use of the simulator (``sim.engine.Simulator``), named here so
+    that this module does not import the engine that routes to it."""
+
+    clock: SimClock
+    latency: Latency
+    batches: dict[str, Batch]
+    batches_made: int
+
+    def create(self, req: Request, fault: Any = None, *,
+               at: float | None = None) -> dict[str, Any]: ...
 
 ROUTE = "/v1/messages/batches"
 MAX_REQUESTS = 100_000
