@@ -113,6 +113,16 @@ def _panel_words(exercise: str, level: int, text: str, width: int) -> str:
     return " ".join(" ".join(line.strip()[1:-1].split()) for line in lines).strip()
 
 
+def test_the_last_hint_names_its_stage_solve_command_within_80_columns() -> None:
+    from rich.console import Console
+
+    from ctxlab.commands.hint import hint_panel
+    console = Console(record=True, width=80, color_system=None)
+    console.print(hint_panel("1.2", 3, "a hint"))
+    title = console.export_text().splitlines()[0]
+    assert "hint 3/3" in title and "`ctxlab workbook solve 1`" in title, title
+
+
 @pytest.mark.parametrize("width", [80, 160])
 def test_every_hint_is_printed_verbatim(width: int) -> None:
     """Code in a hint (``kept[drop:]``, ``[...]``) reaches the learner as written: the

@@ -66,4 +66,5 @@ def test_the_modes_and_how_to_switch_off_are_documented() -> None:
         assert rule in " ".join(AGENTS.split())
     ignored = subprocess.run(["git", "check-ignore", "-q", ".agent-mode"], cwd=ROOT,
                              check=False).returncode == 0
-    assert not ignored  # an instructor can commit `workshop` in a course fork
+    assert ignored  # a learner's `off` is not committed with their work …
+    assert "git add -f .agent-mode" in AGENTS  # … an instructor's `workshop` is, on purpose

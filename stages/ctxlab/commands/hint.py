@@ -20,8 +20,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def hint_panel(exercise: str, level: int, text: str) -> Panel:
     """The hint as written: plain text, so code such as ``kept[drop:]`` is never read as
-    rich markup."""
-    last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
+    rich markup. The last one names the command that copies the stage's reference; the title
+    fits in 80 columns."""
+    stage = exercise.split(".", 1)[0]
+    last = f" (last; next: `ctxlab workbook solve {stage}`)" if level == 3 else ""
     return Panel(Text(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
 
 
