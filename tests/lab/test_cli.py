@@ -32,6 +32,13 @@ def test_run_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) ->
     assert report["error"]["message"].startswith("prompt is too long")
 
 
+def test_run_json_with_stderr_merged_is_still_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ctxlab run --json 2>&1 | jq``: the progress view leaves nothing behind."""
+    assert main(["run", "--stage", "1", "--scenario", "bugfix-small", "--json"]) == 0
+    shown = capsys.readouterr()
+    assert json.loads(shown.out + shown.err)["turns"] > 0
+
+
 def test_demo_json_shows_cache_reads_then_a_cold_cache(capsys: pytest.CaptureFixture[str]) -> None:
     report = _json(capsys, ["demo", "--json"])
     reads = [row["cache_read"] for row in report["cache_tour"]]

@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     title = f"{args.layer or f'stage {stage or KEEP}'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
         try:
-            with Dashboard(title=title, console=console) as board:
+            with Dashboard(title=title, console=console, keep=not args.json) as board:
                 def on_record(record: TurnRecord) -> None:
                     board.update(record)
                     if log is not None:
