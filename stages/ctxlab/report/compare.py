@@ -12,6 +12,7 @@ from typing import Any
 
 from ..runner import KEEP_EVERYTHING, run
 from ..scenarios import load
+from ..view.errors import reason
 from ..workbook.layout import STAGES, impl_root
 
 LARGE_WINDOW_MODEL = "claude-sonnet-4-6"  # 1M tokens: holds every scenario whole
@@ -78,7 +79,7 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         label = _label(row)
         if row["error"]:
-            done = f"no (`{_reason(row['error']['message'])}`)"
+            done = f"no (`{reason(row['error']['message'])}`)"
         elif not row["success"]:
             done = "no (the checks fail)"
         else:
@@ -92,13 +93,6 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
     if ratio is not None:
         lines.append(f"\nstage 5 / oracle: {ratio:.2f}× the oracle's tokens")
     return "\n".join(lines) + "\n"
-
-
-def _reason(message: str) -> str:
-    """The error's words before its figures (``prompt is too long``); a field name alone
-    (``messages: at least one message is required``) keeps what follows."""
-    head, _, rest = message.partition(":")
-    return message.strip() if " " not in head and rest else head
 
 
 def _label(row: dict[str, Any]) -> str:
