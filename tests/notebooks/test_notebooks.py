@@ -101,7 +101,16 @@ def _naive_cut_orphans_and_safe_cut_holds(printed: str) -> None:
     assert "is k a round start? True | violation: None" in printed
 
 
+def _usage_field_by_field(printed: str) -> None:
+    """Notebook 00 prints the usage of a call as the lines that follow explain it, in lines a
+    terminal of 80 columns shows whole (the object's repr is one line of about 300)."""
+    usage = [line for line in printed.splitlines() if "_tokens=" in line]
+    assert usage and usage[0].startswith("usage: input_tokens=")
+    assert "cache_read_input_tokens=" in "".join(usage) and max(map(len, usage)) <= 80, usage
+
+
 LESSONS: dict[str, Callable[[str], None]] = {
+    "00_tour": _usage_field_by_field,
     "02_truncate": _naive_cut_orphans_and_safe_cut_holds,
 }
 """Per notebook, the values its text relies on, checked on what the executed notebook printed."""
