@@ -44,6 +44,8 @@ def test_demo_json_shows_cache_reads_then_a_cold_cache(capsys: pytest.CaptureFix
     reads = [row["cache_read"] for row in report["cache_tour"]]
     assert reads[0] == 0 and all(r > 0 for r in reads[1:4]) and reads[4] == 0
     assert {e["case"] for e in report["errors"]} == {"overflow", "orphan tool_result"}
+    # the reference checkout: every stage runs now (a handed-out copy: tests/workshop)
+    assert report["stages"] == [{"stage": n, "own": False, "missing": []} for n in range(1, 6)]
 
 
 def test_models_json_lists_the_table(capsys: pytest.CaptureFixture[str]) -> None:
