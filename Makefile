@@ -25,14 +25,17 @@ demo: $(STAMP)
 # bench's own robustness checks grade nothing a learner writes: they are `make reliability`.
 test: $(STAMP)
 	@$(BIN)/ruff check --quiet .
-	@$(BIN)/python -m pytest -q -n auto --dist loadgroup --ignore=tests/reliability
+	@$(BIN)/python -m pytest -q -n auto --dist loadgroup --ignore=tests/reliability \
+		-m "not reliability"
 
-# Outside `make test` (CI runs both, .ci/run): faults, crash and resume, the sandbox, generated
-# histories and the real session logs (docs/reliability.md). HYPOTHESIS=large: 15,300 cases.
+# Outside `make test` (CI runs both, .ci/run): what carries the `reliability` mark — faults,
+# crash and resume, the sandbox, generated histories, the real session logs (tests/reliability,
+# docs/reliability.md), the simulator's fuzz tests and a few heavy lab-bench checks.
+# HYPOTHESIS=large: 15,300 generated cases.
 HYPOTHESIS ?= default
 reliability: $(STAMP)
-	@CTXLAB_HYPOTHESIS=$(HYPOTHESIS) $(BIN)/python -m pytest tests/reliability -q -n auto \
-		--dist loadgroup
+	@CTXLAB_HYPOTHESIS=$(HYPOTHESIS) $(BIN)/python -m pytest -q -n auto --dist loadgroup \
+		-m reliability
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'

@@ -46,6 +46,7 @@ def test_no_stage_imports_a_later_stage(solved) -> None:
                     f"{path.name} imports {name}"
 
 
+@pytest.mark.reliability  # every graded test run on stubs: make reliability
 def test_every_exercise_test_fails_on_pristine_stubs(tmp_path: Path) -> None:
     """Generate pristine stubs aside, grade them, and demand a NotImplementedError per test."""
     for stage in SOLVED:
