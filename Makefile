@@ -14,17 +14,29 @@ $(STAMP): pyproject.toml
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test]'
 	@touch $(STAMP)
 
+# In a copy from `ctxlab workbook export` (solutions/handout.toml), the tour ends with what runs
+# now and what needs the participant's exercises; the full checkout also runs the whole system.
 demo: $(STAMP)
 	@$(BIN)/ctxlab demo
-	@$(BIN)/ctxlab run --stage 5 --scenario long-task
-	@$(BIN)/ctxlab compare --scenario long-task
+	@test -f solutions/handout.toml || $(BIN)/ctxlab run --stage 5 --scenario long-task
+	@test -f solutions/handout.toml || $(BIN)/ctxlab compare --scenario long-task
 
-test: $(STAMP)  # one pytest-xdist worker per core, a module's tests on one worker (tests/conftest.py)
+# One pytest-xdist worker per core, a module's tests on one worker (tests/conftest.py). The lab
+# bench's own robustness checks grade nothing a learner writes: they are `make reliability`.
+test: $(STAMP)
 	@$(BIN)/ruff check --quiet .
-	@$(BIN)/python -m pytest -q -n auto --dist loadgroup
+	@$(BIN)/python -m pytest -q -n auto --dist loadgroup --ignore=tests/reliability \
+		-m "not reliability"
 
-reliability: $(STAMP)  # the large property set (15,300 generated cases) and the slow checks (docs/reliability.md)
-	@CTXLAB_HYPOTHESIS=large CTXLAB_SLOW=1 $(BIN)/python -m pytest tests/reliability -q
+# Outside `make test` (CI runs both, .ci/run): what carries the `reliability` mark — faults,
+# crash and resume, the sandbox, generated histories, the real session logs (tests/reliability,
+# docs/reliability.md), the simulator's fuzz tests and a few heavy lab-bench checks.
+# HYPOTHESIS=large: 15,300 generated cases; CTXLAB_SLOW=1: the slow checks (400 connections at
+# once, the room's tamper drill).
+HYPOTHESIS ?= default
+reliability: $(STAMP)
+	@CTXLAB_HYPOTHESIS=$(HYPOTHESIS) CTXLAB_SLOW=1 $(BIN)/python -m pytest -q -n auto --dist loadgroup \
+		-m reliability
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'

@@ -18,6 +18,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's (a no-op without it)")
     os.environ["CTXLAB_LANG"] = "en"  # learner-facing lines in English whatever the locale;
     # tests that read them in Chinese set CTXLAB_LANG=zh themselves (monkeypatch)
+    config.addinivalue_line("markers", "reliability: a heavy check of the lab bench that grades "
+                            "nothing a learner writes; `make reliability` runs it, `make test` "
+                            "does not (tests/reliability/ is marked whole)")
     if hasattr(config, "workerinput") or os.environ.get(runcache.ENV):
         return
     folder = tempfile.mkdtemp(prefix="ctxlab-runs-")
@@ -46,6 +49,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     worker, so what the module computes once (module fixtures, cached runs) is computed once.
     A test that names its own group (each notebook) is scheduled on its own."""
     for item in items:
+        if "tests/reliability/" in item.nodeid:
+            item.add_marker(pytest.mark.reliability)
         if item.get_closest_marker("xdist_group") is None:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
 

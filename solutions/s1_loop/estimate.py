@@ -31,7 +31,8 @@ def _text_of(block: dict[str, Any] | str) -> str:
 
 def estimate_tokens(messages: list[dict[str, Any]], system: list[dict[str, Any]] | None = None,
                     tools: list[dict[str, Any]] | None = None) -> int:
-    """Estimated input tokens of a request: total characters of its text divided by four.
+    """Estimated input tokens of a request: total characters of its text divided by four,
+    rounded up (9 characters are 3 tokens).
 
     Count the text of every message block (text, thinking, tool_use name and input as JSON,
     tool_result content), of the system blocks, and of the tool definitions as JSON.

@@ -1,9 +1,9 @@
 """The ``ctxlab`` command (DESIGN §6).
 
 Every subcommand lives in its own module under ``ctxlab.commands`` and registers itself here.
-Ordinary mistakes (an unknown scenario, a port in use, a bad option) print one readable line
-and exit with status 2; anything else (a bug) prints one line too and exits with status 1;
-``--debug`` shows the traceback instead.
+Ordinary mistakes (an unknown scenario, a port in use, a bad option, an exercise not written
+yet) print one readable line and exit with status 2; anything else (a bug) prints one line too
+and exits with status 1; ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -49,8 +49,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except NotImplementedError:  # an unfinished exercise: its traceback names it (and grading
-        raise  # needs the exception itself)
+    except NotImplementedError as error:  # an unfinished exercise: its message names it
+        if args.debug:
+            raise
+        Console(stderr=True).print(
+            f"[bold red]error:[/] {escape(str(error).splitlines()[0] if str(error) else '')} — "
+            "your workbook is not finished there yet (`ctxlab grade` shows what is left; "
+            "`ctxlab hint N.M` helps)", highlight=False, soft_wrap=True)
+        return 2
     except Exception as error:  # a bug, not a mistake: still one line unless --debug
         if args.debug:
             raise

@@ -99,3 +99,14 @@ SNIPPETS = [(page, n, code) for page in PAGES for n, code in enumerate(blocks(pa
                          ids=[f"{p.stem}-{n}" for p, n, _ in SNIPPETS])
 def test_every_snippet_runs(reference: None, page: Path, n: int, code: str) -> None:
     exec(compile(code, f"{page.name}[{n}]", "exec"), {"__name__": "__snippet__"})
+
+
+def test_stage_1_q3_quotes_the_tool_result_share_of_its_figure(reference: None) -> None:
+    from ctxlab import plots
+
+    run = runner.run(1, "long-task")
+    last = run.records[-1]
+    parts = plots.composition(run.messages[: last.messages], model=last.model)
+    share = round(100 * parts["tool_result"] / sum(parts.values()))
+    q3 = PAGES[0].read_text(encoding="utf-8").split("## Q3.", 1)[1].split("## Q4.", 1)[0]
+    assert f"and {share} % of the long task's rejected request" in " ".join(q3.split())

@@ -32,11 +32,20 @@ def test_run_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) ->
     assert report["error"]["message"].startswith("prompt is too long")
 
 
+def test_run_json_with_stderr_merged_is_still_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """``ctxlab run --json 2>&1 | jq``: the progress view leaves nothing behind."""
+    assert main(["run", "--stage", "1", "--scenario", "bugfix-small", "--json"]) == 0
+    shown = capsys.readouterr()
+    assert json.loads(shown.out + shown.err)["turns"] > 0
+
+
 def test_demo_json_shows_cache_reads_then_a_cold_cache(capsys: pytest.CaptureFixture[str]) -> None:
     report = _json(capsys, ["demo", "--json"])
     reads = [row["cache_read"] for row in report["cache_tour"]]
     assert reads[0] == 0 and all(r > 0 for r in reads[1:4]) and reads[4] == 0
     assert {e["case"] for e in report["errors"]} == {"overflow", "orphan tool_result"}
+    # the reference checkout: every stage runs now (a handed-out copy: tests/workshop)
+    assert report["stages"] == [{"stage": n, "own": False, "missing": []} for n in range(1, 6)]
 
 
 def test_models_json_lists_the_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -111,6 +120,16 @@ def _panel_words(exercise: str, level: int, text: str, width: int) -> str:
     console.print(hint_panel(exercise, level, text))
     lines = console.export_text().splitlines()[1:-1]  # drop the panel's top and bottom rule
     return " ".join(" ".join(line.strip()[1:-1].split()) for line in lines).strip()
+
+
+def test_the_last_hint_names_its_stage_solve_command_within_80_columns() -> None:
+    from rich.console import Console
+
+    from ctxlab.commands.hint import hint_panel
+    console = Console(record=True, width=80, color_system=None)
+    console.print(hint_panel("1.2", 3, "a hint"))
+    title = console.export_text().splitlines()[0]
+    assert "hint 3/3" in title and "`ctxlab workbook solve 1`" in title, title
 
 
 @pytest.mark.parametrize("width", [80, 160])

@@ -25,3 +25,30 @@ def test_ladder_rows_carry_their_evidence() -> None:
     assert "17 %" in ladder[0].detail and "fixed in stage 3" in ladder[0].detail
     assert "expected pitfall, but it holds" in ladder[2].detail
     assert "no removal" in ladder[3].detail
+
+
+def _stub_message(number: str) -> str:
+    """The first line of what exercise ``number``'s generated stub raises."""
+    from ctxlab.workbook.manage import fresh
+
+    files, exercises = fresh(stage(int(number.split(".")[0])))
+    exercise = next(e for e in exercises if e.number == number)
+    line = next(x for x in files[exercise.path].splitlines()
+                if "NotImplementedError" in x and f"Exercise {number} " in x)
+    return line.split('NotImplementedError("', 1)[1].rsplit('")', 1)[0]
+
+
+def _test(exercise: str, outcome: str, stub: str | None) -> dict[str, object]:
+    return {"nodeid": f"tests/s2/test_x.py::test_{exercise}", "stage": 2, "outcome": outcome,
+            "exercise": exercise, "pitfall": None, "not_implemented": stub is not None,
+            "message": _stub_message(stub) if stub else "", "evidence": ""}
+
+
+def test_a_test_stopped_by_another_exercise_names_that_exercise() -> None:
+    """2.3 written, one of its tests calls 2.4's stub: grade says what to write next."""
+    rows = {r.item.split()[1]: r for r in grade.classify(stage(2), [
+        _test("2.3", "passed", None), _test("2.3", "failed", "2.4"),
+        _test("2.4", "failed", "2.4")])}
+    assert rows["2.3"].status == grade.TODO
+    assert rows["2.3"].detail == "needs exercise 2.4 first"
+    assert rows["2.4"].detail == "valid.py: still a stub"

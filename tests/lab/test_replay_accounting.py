@@ -20,6 +20,8 @@ from ctxlab.replay.run import session_window
 from ctxlab.replay.select import Boundary
 from ctxlab.replay.synthetic import synthetic_log
 
+pytestmark = pytest.mark.reliability  # outside make test: make reliability (tests/conftest.py)
+
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "transcripts"
 LOGS = sorted(REAL.glob("*.jsonl")) if REAL.is_dir() else []
 real = pytest.mark.skipif(not LOGS, reason=f"no real session logs in {REAL} (never copied "

@@ -27,6 +27,7 @@ def _shared_in(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.pickle"))
 
 
+@pytest.mark.reliability  # a second process: make reliability
 def test_another_process_gets_the_run_this_one_computed(tmp_path: Path) -> None:
     env = {**os.environ, runcache.ENV: str(tmp_path)}
     children = [subprocess.run([sys.executable, "-c", CHILD], env=env, text=True,

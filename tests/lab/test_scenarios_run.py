@@ -21,6 +21,8 @@ from ctxlab.sim import Simulator, make_client
 from ctxlab.tokens import count_messages, estimate_messages
 from ctxlab.tools import ToolBox, definitions, to_tool_result
 
+pytestmark = pytest.mark.reliability  # outside make test: make reliability (tests/conftest.py)
+
 MAX_TURNS = 200
 
 

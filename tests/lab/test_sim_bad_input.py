@@ -20,6 +20,8 @@ from simcheck import api_error, user
 
 from ctxlab.sim import Simulator
 
+pytestmark = pytest.mark.reliability  # outside make test: make reliability (tests/conftest.py)
+
 BASE: dict[str, Any] = {"model": "claude-haiku-4-5", "max_tokens": 64,
                         "messages": [{"role": "user", "content": "hi"}]}
 BLOCK_TAGS = ("'text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', "

@@ -24,6 +24,8 @@ from simcheck import assert_usage_ok, cached, count, create, text, user
 
 from ctxlab.sim import Simulator, make_client
 
+pytestmark = pytest.mark.reliability  # outside make test: make reliability (tests/conftest.py)
+
 MODEL = "claude-opus-5"
 MINIMUM = 512  # Opus 5's minimum cacheable prefix
 TTL = {"5m": 300.0, "1h": 3600.0}

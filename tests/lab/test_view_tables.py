@@ -67,3 +67,22 @@ def test_summary_table_accepts_a_single_run_and_flags_pathological_thrash() -> N
     text = render(summary_table(s))
     assert "longest unchanged run 3 (≥3)" in text
     assert "cache read share 43.9%" in text
+
+
+def test_the_compact_bill_says_why_a_run_failed() -> None:
+    from ctxlab.view.tables import runs_table
+
+    failed = RunSummary.from_records(records(), stage=1, scenario="long-task", success=False,
+                                     error={"type": "invalid_request_error", "message":
+                                            "prompt is too long: 212391 tokens > 200000 maximum"})
+    text = render(runs_table([failed]))
+    assert "stage 1: error: prompt is too long;" in text
+
+
+def test_compare_says_the_baseline_runs_on_a_1m_window(capsys) -> None:
+    from ctxlab.cli import main
+    from ctxlab.report.compare import LARGE_WINDOW_MODEL
+
+    assert main(["compare", "--scenario", "bugfix-small"]) == 0
+    out = capsys.readouterr().out
+    assert f"keep all: no context layer, on {LARGE_WINDOW_MODEL} (1M window)" in out

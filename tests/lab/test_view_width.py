@@ -92,7 +92,7 @@ def test_the_total_bill_of_six_runs_fits(width: int) -> None:
     text = rendered(width, summary_view(recording(width), bill, title="The total bill"))
     figures = [f for s in bill for f in (fmt_tokens(s.tokens_per_task), fmt_usd(s.cost_usd))]
     assert_readable(text, width, figures + ["123,456"])
-    assert "invalid_request_error" in text and "§12.1" in " ".join(text.split())
+    assert "prompt is too long" in text and "§12.1" in " ".join(text.split())
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -59,3 +59,12 @@ def test_report_json_shape() -> None:
     assert set(row) == {"id", "section", "fixed_in", "why", "stages"}
     assert all(set(c) == {"status", "evidence"} and c["evidence"] for c in row["stages"].values())
     assert Path(repo_root() / "fixtures" / "texts" / "held-out").is_dir()
+
+
+def test_the_volatile_zone_verdict_names_the_scenario_to_rerun() -> None:
+    from ctxlab.scenarios import load
+
+    rung = next(r for r in LADDER if r.id == "volatile-in-static-zone")
+    evidence = rung.verdict("4").evidence
+    scenario = evidence.split(":", 1)[0]
+    assert load(scenario).dynamic and "clock" in load(scenario).dynamic, evidence

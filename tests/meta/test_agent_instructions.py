@@ -66,4 +66,15 @@ def test_the_modes_and_how_to_switch_off_are_documented() -> None:
         assert rule in " ".join(AGENTS.split())
     ignored = subprocess.run(["git", "check-ignore", "-q", ".agent-mode"], cwd=ROOT,
                              check=False).returncode == 0
-    assert not ignored  # an instructor can commit `workshop` in a course fork
+    assert ignored  # a learner's `off` is not committed with their work …
+    assert "git add -f .agent-mode" in AGENTS  # … an instructor's `workshop` is, on purpose
+
+
+def test_the_readme_says_how_to_work_through_it_near_the_top() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("## How to work through it")
+    assert readme[:start].count("\n") < 40, "the walk-through belongs near the top"
+    section = readme[start:].split("\n## ", 1)[0]
+    for needed in ("tutor mode", "AGENTS.md", "echo off > .agent-mode", "ctxlab hint N.M",
+                   "ctxlab grade N", "--impl stages"):
+        assert needed in section, needed

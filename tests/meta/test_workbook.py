@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -45,6 +46,7 @@ def test_no_stage_imports_a_later_stage(solved) -> None:
                     f"{path.name} imports {name}"
 
 
+@pytest.mark.reliability  # every graded test run on stubs: make reliability
 def test_every_exercise_test_fails_on_pristine_stubs(tmp_path: Path) -> None:
     """Generate pristine stubs aside, grade them, and demand a NotImplementedError per test."""
     for stage in SOLVED:
@@ -68,3 +70,17 @@ def test_every_exercise_test_fails_on_pristine_stubs(tmp_path: Path) -> None:
     pitfalls = [r for r in results if r["pitfall"]]
     assert pitfalls and all(r["outcome"] == "failed" for r in pitfalls), \
         "a stub's NotImplementedError must be a plain failure, never an expected pitfall"
+
+
+def test_grading_one_stage_collects_only_what_it_runs() -> None:
+    """``pytest --impl stages --stage 2``: stage 2's tests and its ladder cells, nothing else
+    collected (other folders are not even imported), nothing skipped."""
+    done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "--impl",
+                           "stages", "--stage", "2"], cwd=repo_root(), capture_output=True,
+                          text=True, check=False, env=dict(os.environ, PYTEST_ADDOPTS=""))
+    ids = [line for line in done.stdout.splitlines() if "::" in line]
+    assert ids and all(i.startswith("tests/s2/") or re.search(r"\[[\w-]+\[2(:[\w-]+)?\]\]$", i)
+                       for i in ids), done.stdout[-1500:]
+    assert any(i.startswith("tests/ladder/") for i in ids)
+    assert not re.search(r"tests/(lab|meta|notebooks|kata|workshop|reliability|peers)/",
+                         done.stdout)

@@ -9,8 +9,10 @@ inherits the environment, so ``pytest --impl stages`` runs the notebooks on your
 from __future__ import annotations
 
 import os
+import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import nbformat
@@ -80,3 +82,36 @@ def test_runs_headless(path: Path) -> None:
     if "plots." in "".join(cell.source for cell in nb.cells):
         assert images, f"{path.name} draws charts but no image came out"
     print(f"{path.name}: {elapsed:.1f} s, {len(images)} charts", file=sys.stderr)
+    printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+    shown = printed + "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
+    assert "``" not in shown, f"{path.name} shows reStructuredText's ``literal`` marks"
+    LESSONS.get(path.stem, lambda _: None)(printed)
+
+
+def _naive_cut_orphans_and_safe_cut_holds(printed: str) -> None:
+    """Notebook 02's lesson, from what it printed: the naive cut drops the oldest messages
+    and leaves a result without its call (the API's 400); the cut at a round start is valid."""
+    sizes = re.search(r"before: (\d+) messages.*after the naive cut: (\d+) messages", printed)
+    assert sizes, "notebook 02 no longer prints the naive cut's sizes"
+    before, after = map(int, sizes.groups())
+    assert after < before, "the naive cut dropped nothing: it replayed an already cut history"
+    assert f"The naive cut dropped the {before - after} oldest messages" in printed  # Q1
+    assert re.search(r"holding results for \['toolu_\w+'", printed), "no orphan result shown"
+    assert "first_violation: messages.0: `tool_result` block(s)" in printed
+    assert "same words: True" in printed
+    assert "is k a round start? True | violation: None" in printed
+
+
+def _usage_field_by_field(printed: str) -> None:
+    """Notebook 00 prints the usage of a call as the lines that follow explain it, in lines a
+    terminal of 80 columns shows whole (the object's repr is one line of about 300)."""
+    usage = [line for line in printed.splitlines() if "_tokens=" in line]
+    assert usage and usage[0].startswith("usage: input_tokens=")
+    assert "cache_read_input_tokens=" in "".join(usage) and max(map(len, usage)) <= 80, usage
+
+
+LESSONS: dict[str, Callable[[str], None]] = {
+    "00_tour": _usage_field_by_field,
+    "02_truncate": _naive_cut_orphans_and_safe_cut_holds,
+}
+"""Per notebook, the values its text relies on, checked on what the executed notebook printed."""

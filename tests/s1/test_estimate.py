@@ -14,6 +14,12 @@ def test_text_blocks_and_string_content() -> None:
     assert estimate_tokens(messages) == 15
 
 
+def test_the_quotient_is_rounded_up() -> None:
+    """Notebook 01 and the docstring: characters / 4, rounded up — a started token counts."""
+    assert [estimate_tokens([{"role": "user", "content": "a" * n}]) for n in (1, 4, 5, 9)] == \
+        [1, 1, 2, 3]
+
+
 def test_tool_use_and_tool_result_count() -> None:
     use = {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "app.py"}}
     result = {"type": "tool_result", "tool_use_id": "t1",

@@ -9,13 +9,13 @@ import anthropic
 import pytest
 from s2_truncate import assert_messages_valid
 from s4_summarize import (
+    FREE_FORM,
     SummaryTooLong,
     ask_for_summary,
     ptl_retry,
     strip_images,
-    summary_prompt,
 )
-from s4help import TASK, api_error, make_history, too_long
+from s4help import api_error, make_history, too_long
 
 from ctxlab.scenarios.images import image_block
 from ctxlab.scenarios.schema import Image
@@ -110,9 +110,10 @@ def test_on_the_simulator_images_alone_would_overflow_the_window(session_on) -> 
     screenshot = image_block(Image(1568, 1045, "#2e7d32"))  # about 2,185 tokens each
     messages = make_history(4)
     messages[0] = dict(messages[0], content=[*messages[0]["content"], *[screenshot] * 16])
-    prompt = summary_prompt()
+    prompt = FREE_FORM  # a constant, not exercise 4.1's template: 4.2 is graded on its own
     with pytest.raises(anthropic.BadRequestError, match="prompt is too long"):
         ask_for_summary(session, messages, prompt)
     result = ptl_retry(lambda sent: ask_for_summary(session, sent, prompt), messages)
-    assert result.rounds_dropped == 0 and TASK in result.summary
+    assert result.rounds_dropped == 0 and result.messages_dropped == 0  # no round lost:
+    assert result.summary.strip()  # stripping the images was enough for a summary to come back
     assert strip_images(messages)[0]["content"][2]["type"] == "text"

@@ -66,17 +66,31 @@ def test_grade_json_has_total_max_and_points_per_item(
     items = {e["item"]: e for e in data["exercises"]}
     assert data["max"] == sum(table.of_exercise(e.number) for e in exercises) + \
         table.of_rung("thrash")
-    assert data["total"] == table.of_exercise("2.1") + table.of_rung("thrash")
+    assert data["total"] == table.of_exercise("2.1")  # the cell waits for the whole stage
     done = next(e for e in data["exercises"] if e["item"].startswith("exercise 2.1"))
     assert (done["status"], done["points"], done["kind"]) == ("DONE", done["max"], "exercise")
-    assert items["pitfall thrash[2] — §12.2 thrash"]["points"] == table.of_rung("thrash")
+    cell = items["pitfall thrash[2] — §12.2 thrash"]
+    assert (cell["status"], cell["points"], cell["max"]) == ("PITFALL", 0, table.of_rung("thrash"))
+
+
+def test_a_ladder_cell_scores_once_every_exercise_of_its_stage_is_done() -> None:
+    """A cell on stubs shows the reference chained below them, not the learner's work."""
+    _, exercises = fresh(stage(2))
+    cell = grade.Row(2, "pitfall thrash[2] — §12.2 thrash", grade.PITFALL, "17 %")
+    done = [grade.Row(2, f"exercise {e.number} {e.function}()", grade.DONE, "")
+            for e in exercises]
+    table = points.load()
+    assert points.score([*done, cell])[-1].points == table.of_rung("thrash")
+    todo = [*done[:-1], grade.Row(2, done[-1].item, grade.TODO, "")]
+    assert points.score([*todo, cell])[-1].points == 0
+    other = grade.Row(3, "pitfall thrash[3] — §12.2 thrash", grade.HOLDS, "2 %")
+    assert points.score([*done, other])[-1].points == 0  # stage 3's exercises are not done
 
 
 def test_grade_prints_the_score(stage2: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["grade", "2"]) == 0
     table = points.load()
-    total = table.of_exercise("2.1") + table.of_rung("thrash")
-    assert f"Score: {total} of" in capsys.readouterr().out
+    assert f"Score: {table.of_exercise('2.1')} of" in capsys.readouterr().out
 
 
 def test_the_junit_report_reads_back_with_one_case_per_exercise(
@@ -99,7 +113,8 @@ def test_the_junit_report_reads_back_with_one_case_per_exercise(
         worth = table.of_exercise(number) if case.name.startswith("exercise") else \
             table.of_rung("thrash")
         assert int(props["max_points"]) == worth
-        earned = props["status"] in ("DONE", "PITFALL", "HOLDS")
+        earned = props["status"] in ("DONE", "PITFALL", "HOLDS") and case.name.startswith(
+            "exercise")  # stage 2 is not finished: its ladder cell waits
         assert int(props["points"]) == (worth if earned else 0)
         assert any(isinstance(r, Failure) for r in case.result) == (not earned)
     failing = by_name[next(n for n in names if n.startswith("exercise 2.3"))]
@@ -133,6 +148,8 @@ def test_the_classroom_workflow_is_the_generated_one_and_parses() -> None:
         cells = [(r, k) for r in LADDER for k, v in r.cells.items()
                  if v != NA and Cell.parse(k).stage == s.number]
         ladder = next(g for g in graders if g["id"] == f"ladder-{s.number}")
+        assert ladder["with"]["command"].endswith(f"--stage {s.number} tests/s{s.number} "
+                                                  "tests/ladder")  # the stage done, or 0
         assert ladder["with"]["max-score"] == sum(table.of_rung(r.id) for r, _ in cells)
     assert sum(g["with"]["max-score"] for g in graders) == sum(
         table.of_exercise(e.number) for s in STAGES for e in fresh(s)[1]) + sum(

@@ -49,7 +49,9 @@ def test_the_scoreboard(room: Room) -> None:
     exercises = [s for s in pristine.scored if s.kind == "exercise"]
     assert {s.status for s in exercises} == {"TODO"} and sum(s.points for s in exercises) == 0
     # the tampered one: graded with the instructor's test, so exercise 2.4 fails for real
-    assert room["tampered"].points() == (worth - _exercise_points(["2.4"]), worth)
+    ladder2 = sum(s.max for s in room["tampered"].scored if s.stage == 2 and s.kind == "pitfall")
+    assert ladder2 > 0 and sum(s.points for s in pristine.scored) == 0  # stubs score nothing
+    assert room["tampered"].points() == (worth - _exercise_points(["2.4"]) - ladder2, worth)
     # the hanging one loses stage 1 only
     assert room["hang"].points() == (s2, worth)
 

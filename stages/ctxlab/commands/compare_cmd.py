@@ -11,6 +11,7 @@ from rich.console import Console
 from .. import use
 from ..peers import INSTALL
 from ..report.compare import bill_markdown, built_stages, compare, peer_rows, versus_oracle
+from ..rows import LARGE_WINDOW_MODEL
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
 from ..view import summary_view
@@ -69,6 +70,8 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     console.print(summary_view(console, [RunSummary.from_dict(r) for r in rows],
                                title=f"The total bill: {args.scenario}"))
+    console.print(f"keep all: no context layer, on {LARGE_WINDOW_MODEL} (1M window)",
+                  highlight=False)
     ratio = versus_oracle(rows)
     if ratio is not None:
         console.print(f"stage 5 / oracle: {ratio:.2f}× the oracle's tokens (the oracle reads "

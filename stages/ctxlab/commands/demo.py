@@ -2,7 +2,8 @@
 
 Three things a context layer lives with (guide §6, §9.2, §14 stage 1): the prompt cache
 (write once, read on later turns, cold again after the TTL), the window (``prompt is too long``)
-and tool pairing (an orphan ``tool_result`` is a 400).
+and tool pairing (an orphan ``tool_result`` is a 400). Then one line per stage: whether it runs
+now or needs the learner's exercises first (in a handed-out copy, the stages handed out).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from .. import models
 from ..sim import Simulator, make_client
 from ..tokens import CAVEAT
 from ..view import explain_error, figures
+from ..workbook.ready import TASK, readiness
 from .common import print_json
 
 MODEL = models.DEFAULT_MODEL
@@ -86,8 +88,11 @@ def run(args: argparse.Namespace) -> int:
     client = make_client(sim)
     rows = _cache_tour(client, sim)
     errors = _errors(client)
+    stages = readiness()
     if args.json:
-        print_json({"model": MODEL, "cache_tour": rows, "errors": errors})
+        print_json({"model": MODEL, "cache_tour": rows, "errors": errors,
+                    "stages": [{"stage": s.stage, "own": s.own, "missing": list(s.missing)}
+                               for s in stages]})
         return 0
     console = Console()
     console.rule("[bold]ctxlab demo[/]: the offline Messages API, through the real SDK client")
@@ -106,6 +111,12 @@ def run(args: argparse.Namespace) -> int:
     for error in errors:
         console.print(f"[bold]{error['case']}[/]: HTTP {error['status']} {error['type']}")
         console.print(explain_error(error["type"], error["message"]))
+    console.rule(f"[bold]The stages[/], each tried on {TASK}")
+    for line in (s.line() for s in stages):
+        console.print(line, highlight=False)
+    if any(s.missing for s in stages):
+        console.print("`ctxlab grade` lists what is left; `ctxlab hint N.M` gives a hint.",
+                      highlight=False)
     console.print("Next: [bold]make test[/] runs the conformance suite; "
                   "[bold]ctxlab serve[/] puts this simulator on a local port.")
     return 0

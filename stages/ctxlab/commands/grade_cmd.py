@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -81,6 +82,9 @@ def next_step(rows: list[grade.Row], zh: bool = False) -> str:
         hint = f" —— 卡住了？运行 `ctxlab hint {number}`" if number else ""
         detail = (todo.detail.replace(f": {grade.STUB}", "：还是存根")
                   .replace(grade.NO_TEST, "没有跑到任何评分测试"))
+        needs = re.fullmatch(grade.NEEDS.format("(.+)"), detail)
+        if needs:
+            detail = f"需要先完成练习 {needs.group(1)}"
         return f"下一步：{item}（{todo.status}）：{detail}{hint}"
     hint = f" — stuck? `ctxlab hint {number}`" if number else ""
     return f"Next: {todo.item} ({todo.status.lower()}): {todo.detail}{hint}"

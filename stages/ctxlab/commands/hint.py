@@ -25,11 +25,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def hint_panel(exercise: str, level: int, text: str, zh: bool = False) -> Panel:
     """The hint as written: plain text, so code such as ``kept[drop:]`` is never read as
-    rich markup; the title in Chinese when ``zh``."""
+    rich markup; the last one names the command that copies the stage's reference; the title
+    fits in 80 columns, in Chinese when ``zh``."""
+    stage = exercise.split(".", 1)[0]
     if zh:
-        last = "（最后一条：`ctxlab workbook solve N` 会拷入参考实现）" if level == 3 else ""
+        last = f"（最后一条；下一步：`ctxlab workbook solve {stage}`）" if level == 3 else ""
         return Panel(Text(text), title=Text(f"练习 {exercise} — 提示 {level}/3{last}"))
-    last = " (last hint: `ctxlab workbook solve N` copies the reference)" if level == 3 else ""
+    last = f" (last; next: `ctxlab workbook solve {stage}`)" if level == 3 else ""
     return Panel(Text(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
 
 

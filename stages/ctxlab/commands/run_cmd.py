@@ -130,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
     title = f"{args.layer or f'stage {stage or KEEP}'} · {args.scenario}"
     with SessionLog(args.log) if args.log else nullcontext() as log:
         try:
-            with Dashboard(title=title, console=console) as board:
+            with Dashboard(title=title, console=console, keep=not args.json) as board:
                 def on_record(record: TurnRecord) -> None:
                     board.update(record)
                     if log is not None:
@@ -145,9 +145,6 @@ def run(args: argparse.Namespace) -> int:
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,
                                     confirm_command=confirm if args.allow_any_command else None)
-        except NotImplementedError as error:
-            raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
-                            "grade` shows what is left; `ctxlab hint N.M` helps)") from None
         except (RuntimeError, JournalError, UnsafePathError) as error:
             raise UserError(str(error)) from None
         if log is not None:

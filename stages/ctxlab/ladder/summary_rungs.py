@@ -91,11 +91,14 @@ def one_big_hammer(cell: Cell) -> Verdict:
     return holds(f"{len(cheap)} cheap compactions freed {freed:,} tokens; 0 summary calls")
 
 
+VOLATILE = "volatile-context"  # named in the verdict: the scenario to re-run and look at
+
+
 def volatile_in_static_zone(cell: Cell) -> Verdict:
-    result = runs.get(cell, "volatile-context").result
+    result = runs.get(cell, VOLATILE).result
     calls = agent(result)
     seconds = len({int(r.clock) for r in calls})  # the clock the harness sends has seconds
-    if "clock" not in scenarios.load("volatile-context").dynamic or seconds < 2:
+    if "clock" not in scenarios.load(VOLATILE).dynamic or seconds < 2:
         return broken("no clock changed between requests")
     later = [r for r in calls[1:] if r.reported_input_tokens >= 4_096]  # past Haiku's minimum
     if not later:
@@ -104,12 +107,12 @@ def volatile_in_static_zone(cell: Cell) -> Verdict:
     reading = sum(r.cache_read_tokens > 0 for r in later)
     rewrote = sum(r.cache_write_tokens >= 0.9 * r.reported_input_tokens for r in later)
     if read < 0.05:
-        return pitfall(f"the clock showed {seconds} different times over {len(calls)} "
+        return pitfall(f"{VOLATILE}: the clock showed {seconds} different times over {len(calls)} "
                        f"requests: cache read {pct(read)} on the {len(later)} cacheable ones, "
                        f"{rewrote} of them wrote their whole prefix again")
-    return holds(f"the clock showed {seconds} different times over {len(calls)} requests: "
-                 f"{reading} of the "
-                 f"{len(later)} cacheable ones read the cache, {pct(read)} of their input")
+    return holds(f"{VOLATILE}: the clock showed {seconds} different times over {len(calls)} "
+                 f"requests: {reading} of the {len(later)} cacheable ones read the cache, "
+                 f"{pct(read)} of their input")
 
 
 def _outage(sim: Simulator) -> None:

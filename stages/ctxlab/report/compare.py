@@ -23,6 +23,7 @@ from ..rows import (
 )
 from ..runner import KEEP_EVERYTHING
 from ..scenarios import load
+from ..view.errors import reason
 from ..workbook.layout import STAGES, impl_root
 
 
@@ -77,7 +78,7 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         label = _label(row)
         if row["error"]:
-            done = f"no (`{_reason(row['error']['message'])}`)"
+            done = f"no (`{reason(row['error']['message'])}`)"
         elif not row["success"]:
             done = "no (the checks fail)"
         else:
@@ -91,13 +92,6 @@ def bill_markdown(rows: list[dict[str, Any]]) -> str:
     if ratio is not None:
         lines.append(f"\nstage 5 / oracle: {ratio:.2f}× the oracle's tokens")
     return "\n".join(lines) + "\n"
-
-
-def _reason(message: str) -> str:
-    """The error's words before its figures (``prompt is too long``); a field name alone
-    (``messages: at least one message is required``) keeps what follows."""
-    head, _, rest = message.partition(":")
-    return message.strip() if " " not in head and rest else head
 
 
 def _label(row: dict[str, Any]) -> str:

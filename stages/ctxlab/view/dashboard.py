@@ -55,11 +55,14 @@ def totals(records: list[TurnRecord]) -> Text:
 
 
 class Dashboard:
-    """Context manager showing a run as it happens; feed it with :meth:`update`."""
+    """Context manager showing a run as it happens; feed it with :meth:`update`. On a terminal
+    the view is live; at the end the whole table stays printed unless ``keep`` is false (the
+    output is the JSON of ``--json``: only the live view, which leaves nothing behind)."""
 
     def __init__(self, *, title: str = "ctxlab run", console: Console | None = None,
-                 last: int = 8, refresh_per_second: float = 4) -> None:
+                 last: int = 8, refresh_per_second: float = 4, keep: bool = True) -> None:
         self.title = title
+        self.keep = keep
         self.console = console or Console()
         self.last = last
         self.refresh_per_second = refresh_per_second
@@ -95,7 +98,7 @@ class Dashboard:
         if self._live is not None:
             self._live.stop()
             self._live = None
-        if not self.records:  # nothing ran (e.g. a bad scenario): no empty table
+        if not self.records or not self.keep:  # nothing ran (a bad scenario), or --json
             return
         self.console.print(turn_view(self.console, self.records, title=self.title))
         self.console.print(totals(self.records))

@@ -60,3 +60,10 @@ def explain_error(error_type: str, message: str) -> RenderableType:
         title, lines = "API error", []
     details = Text(f"{error_type}: {message}", style="dim")
     return Panel(Group(*lines, details), title=title, border_style="red", expand=False)
+
+
+def reason(message: str) -> str:
+    """The error's words before its figures (``prompt is too long``); a field name alone
+    (``messages: at least one message is required``) keeps what follows."""
+    head, _, rest = message.partition(":")
+    return message.strip() if " " not in head and rest else head

@@ -16,6 +16,7 @@ from rich.text import Text
 
 from ctxlab.telemetry import PATHOLOGICAL_RUN, RunSummary, TurnRecord
 from ctxlab.tokens import CAVEAT
+from ctxlab.view.errors import reason
 from ctxlab.view.fit import compact_table, figures, fitted
 
 EVENTS_MIN_WIDTH = 28  # narrower, one compaction wraps over many lines: use the compact layout
@@ -104,7 +105,7 @@ def _unchanged_run(s: RunSummary) -> str:
 
 ROWS: tuple[tuple[str, Callable[[RunSummary], str]], ...] = (
     ("success", lambda s: "[green]yes[/]" if s.success else "[red]no[/]"),
-    ("error", lambda s: escape(s.error["type"]) if s.error else "-"),
+    ("error", lambda s: escape(reason(s.error["message"])) if s.error else "-"),
     ("turns", lambda s: str(s.turns)),
     ("tokens per task", lambda s: fmt_tokens(s.tokens_per_task)),
     ("cost", lambda s: fmt_usd(s.cost_usd)),
@@ -158,7 +159,7 @@ def summary_table(summaries: RunSummary | Sequence[RunSummary], *,
 
 def _notes(run: RunSummary) -> str:
     """What the one-row-per-run layout has no column for, in a few words."""
-    parts = [f"error {escape(run.error['type'])}"] if run.error else []
+    parts = [f"error: {escape(reason(run.error['message']))}"] if run.error else []
     parts += [f"{escape(layer)} ×{n} freed {run.tokens_freed_per_layer.get(layer, 0):,}"
               for layer, n in sorted(run.compactions_per_layer.items())]
     for name, value in (("longest unchanged run", _unchanged_run(run)),

@@ -2,7 +2,8 @@
 
 One ``autograding-command-grader`` step per exercise (``pytest --impl stages --stage N
 --exercise N.M tests/sN``: all of the exercise's tests pass, or it earns nothing) and one per
-stage for its pitfall-ladder cells (``tests/ladder``; worth the sum of those cells' points),
+stage for its pitfall-ladder cells (``tests/sN tests/ladder``: the cells score once every
+exercise of the stage passes, as in ``ctxlab grade``; worth the sum of those cells' points),
 then the ``autograding-grading-reporter`` that adds them up. The points come from
 ``solutions/grading.toml``, so the hosted runners and ``ctxlab grade`` agree.
 
@@ -83,9 +84,10 @@ def steps(stages: Iterable[Stage], table: Table) -> list[dict[str, str | int]]:
         if worth:
             found.append({
                 "id": f"ladder-{stage.number}", "name": f"pitfall ladder, stage {stage.number}",
+                # the stage's exercise tests too: a cell scores once the whole stage is done
                 "command": f"python -m pytest -q --impl stages --stage {stage.number} "
-                           "tests/ladder",
-                "timeout": 20, "points": worth})
+                           f"tests/s{stage.number} tests/ladder",
+                "timeout": 30, "points": worth})
     return found
 
 

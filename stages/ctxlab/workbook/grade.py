@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,8 @@ from .manage import fresh
 TODO, DONE, PITFALL, REGRESSION = "TODO", "DONE", "PITFALL", "REGRESSION"
 HOLDS, BROKEN = "HOLDS", "BROKEN"
 NO_TEST, STUB = "no graded test ran", "still a stub"  # TODO details (grade_cmd translates them)
+NEEDS = "needs exercise {} first"  # a test stopped at another exercise's stub
+STUB_MESSAGE = re.compile(r"^Exercise (\d+\.\d+) — ")  # a stub's message (workbook.generate)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,8 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
         if not mine:
             rows.append(Row(stage.number, name, TODO, NO_TEST))
         elif any(r["not_implemented"] for r in mine):
-            rows.append(Row(stage.number, name, TODO, f"{exercise.path}: {STUB}"))
+            rows.append(Row(stage.number, name, TODO, _unfinished(exercise.number,
+                                                                  exercise.path, mine)))
         elif all(r["outcome"] == "passed" for r in mine):
             rows.append(Row(stage.number, name, DONE, f"{len(mine)} test(s) pass"))
         else:
@@ -90,3 +94,14 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
             why = "expected pitfall, but it holds" if r["outcome"] == "xpassed" else "broken"
             rows.append(Row(stage.number, name, BROKEN, f"{why}: {evidence}"))
     return rows
+
+
+def _unfinished(number: str, path: str, mine: list[dict[str, object]]) -> str:
+    """Why an exercise is TODO: its own stub, or the stub of another exercise its tests call
+    (``"needs exercise 2.4 first"``)."""
+    stubs = {m[1] for r in mine if r["not_implemented"]
+             and (m := STUB_MESSAGE.match(str(r["message"])))}
+    if number in stubs or not stubs:
+        return f"{path}: {STUB}"
+    others = sorted(stubs, key=lambda n: tuple(map(int, n.split("."))))
+    return NEEDS.format(", ".join(others))

@@ -42,12 +42,29 @@ def next_hint(exercise: str, lang: str | None = None) -> tuple[int, str]:
     if exercise not in hints:
         known = ", ".join(sorted(hints, key=lambda n: tuple(map(int, n.split("."))))) or "none"
         raise KeyError(f"no hints for exercise {exercise!r}; exercises with hints: {known}")
-    state_path = _state_file()
-    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    state = _levels()
     level = min(state.get(exercise, 0) + 1, len(hints[exercise]))
     state[exercise] = level
-    state_path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = state_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=1))
-    tmp.replace(state_path)
+    _store(state)
     return level, hints[exercise][level - 1]
+
+
+def forget(exercises: set[str]) -> None:
+    """The next ``ctxlab hint`` for these exercises shows the first hint again
+    (``ctxlab workbook reset``)."""
+    state = _levels()
+    if state.keys() & exercises:
+        _store({number: level for number, level in state.items() if number not in exercises})
+
+
+def _levels() -> dict[str, int]:
+    path = _state_file()
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _store(state: dict[str, int]) -> None:
+    path = _state_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1))
+    tmp.replace(path)

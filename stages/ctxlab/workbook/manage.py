@@ -11,7 +11,8 @@ import shutil
 import time
 from pathlib import Path
 
-from .generate import Exercise, generate
+from . import hints
+from .generate import BEGIN, END, Exercise, generate
 from .layout import STAGES, Stage, handed_out, impl_root, repo_root
 
 
@@ -43,18 +44,26 @@ def fresh(stage: Stage) -> tuple[dict[str, str], list[Exercise]]:
 
 
 def reset(stage: Stage) -> Path | None:
-    """Regenerate a stage's stubs after backing up the learner's files."""
+    """Regenerate a stage's stubs after backing up the learner's files; its exercises' hint
+    levels start again from the first."""
     saved = backup(stage)
-    files, _ = fresh(stage)
+    files, exercises = fresh(stage)
     _replace(stage, files)
+    hints.forget({e.number for e in exercises})
     return saved
 
 
 def reference(stage: Stage) -> dict[str, str]:
-    """The reference solution's modules of ``stage`` (relative paths)."""
+    """The reference solution's modules of ``stage`` (relative paths), without the
+    ``### BEGIN/END SOLUTION`` lines that only mark where the stubs go."""
     source = impl_root("solutions") / stage.package
-    return {p.relative_to(source).as_posix(): p.read_text(encoding="utf-8")
+    return {p.relative_to(source).as_posix(): _unmarked(p.read_text(encoding="utf-8"))
             for p in sorted(source.rglob("*.py")) if "__pycache__" not in p.parts}
+
+
+def _unmarked(text: str) -> str:
+    return "".join(line for line in text.splitlines(keepends=True)
+                   if not (BEGIN.match(line) or END.match(line)))
 
 
 def solve(stage: Stage) -> Path | None:

@@ -2,7 +2,8 @@
 
 Each exercise and each pitfall-ladder cell is worth the table's points (defaults: the same for
 every exercise, the same for every cell). An exercise earns them when it is DONE; a ladder cell
-when it shows what the ladder expects on that stage (PITFALL or HOLDS). The table lives with
+when it shows what the ladder expects on that stage (PITFALL or HOLDS) and every exercise of
+that stage is DONE, so untouched stubs score 0. The table lives with
 the reference, not in ``stages/``, so a participant's edits cannot change the score.
 """
 
@@ -83,15 +84,31 @@ class Scored:
     kind: str  # "exercise" or "pitfall"
 
 
+def finished(rows: list[grade.Row]) -> set[int]:
+    """The stages whose every exercise row is DONE: the only ones whose ladder cells score.
+    A cell on the stubs shows what the reference stages chained below it do, not the
+    learner's work."""
+    stages: dict[int, bool] = {}
+    for row in rows:
+        if exercise_of(row):
+            stages[row.stage] = stages.get(row.stage, True) and row.status == grade.DONE
+    return {stage for stage, done in stages.items() if done}
+
+
 def score(rows: list[grade.Row], table: Table | None = None) -> list[Scored]:
-    """Points for each row of ``ctxlab grade``."""
+    """Points for each row of ``ctxlab grade``: an exercise when DONE; a ladder cell when it
+    shows what the ladder expects and every exercise of its stage is DONE."""
     table = table or load()
+    done = finished(rows)
     scored = []
     for row in rows:
         number, rung = exercise_of(row), rung_of(row)
         worth = table.of_exercise(number) if number else table.of_rung(rung or "")
-        earned = worth if row.status in EARNS else 0
-        scored.append(Scored(row.stage, row.item, row.status, row.detail, earned, worth,
+        waits = not number and row.status in EARNS and row.stage not in done
+        earned = worth if row.status in EARNS and not waits else 0
+        detail = f"{row.detail} (scores once stage {row.stage}'s exercises are all DONE)" \
+            if waits else row.detail
+        scored.append(Scored(row.stage, row.item, row.status, detail, earned, worth,
                              "exercise" if number else "pitfall"))
     return scored
 

@@ -1,9 +1,9 @@
 """The workbook's pytest plugin: ``--impl``, ``--stage``, ``--chain``, exercise and pitfall marks.
 
 - ``--impl solutions|stages`` picks the implementation (default ``solutions``: a clone is green);
-  with ``stages`` only the graded tests run (``tests/sN/`` and the pitfall ladder).
-- ``--stage N`` grades one stage: only its tests run; with ``--impl stages`` the other stages
-  come from ``solutions/`` unless ``--chain mine``.
+  with ``stages`` only the graded tests are collected (``tests/sN/`` and the pitfall ladder).
+- ``--stage N`` grades one stage: only its tests and ladder cells are collected; with
+  ``--impl stages`` the other stages come from ``solutions/`` unless ``--chain mine``.
 - ``@pytest.mark.exercise("2.3")`` ties a test to an exercise (``ctxlab grade`` groups by it).
 - ``@pytest.mark.pitfall(fixed_in=3, why="§9.2 ...")`` on a test parametrized by ``stage``:
   below ``fixed_in`` it becomes a strict xfail that only accepts ``PitfallObserved``.
@@ -75,6 +75,26 @@ def stage_of(item: pytest.Item) -> int | None:
     return None
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``--impl stages`` or ``--stage N``, folders of ``tests/`` that grade nothing of it
+    are not even collected (nor their imports): only ``tests/sN`` and the ladder. A folder named
+    on the command line is always collected."""
+    graded, mine = config.getoption("stage"), config.getoption("impl") == "stages"
+    if graded is None and not mine:
+        return None
+    tests = Path(str(config.rootpath)) / "tests"
+    if collection_path.parent != tests or not collection_path.is_dir():
+        return None
+    named = [Path(arg.split("::", 1)[0]).resolve() for arg in config.args]
+    if any(collection_path == n or collection_path in n.parents for n in named
+           if n != tests and tests in n.parents):
+        return None
+    if collection_path.name == "ladder":
+        return False
+    match = re.fullmatch(r"s(\d)", collection_path.name)
+    return not (match and (graded is None or int(match.group(1)) == graded))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     graded = config.getoption("stage")
     mine = config.getoption("impl") == "stages"
@@ -83,11 +103,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         chosen = [i for i in items if (m := i.get_closest_marker("exercise")) and m.args[0] == only]
         config.hook.pytest_deselected(items=[i for i in items if i not in chosen])
         items[:] = chosen
+    if graded is not None:  # other stages' ladder cells, the ladder's own table: not graded
+        chosen = [i for i in items if stage_of(i) == graded]
+        config.hook.pytest_deselected(items=[i for i in items if i not in chosen])
+        items[:] = chosen
     for item in items:
         stage = stage_of(item)
-        if graded is not None and stage != graded:
-            item.add_marker(pytest.mark.skip(reason=f"grading stage {graded} only"))
-            continue
         if mine and stage is None:
             item.add_marker(pytest.mark.skip(
                 reason="a lab-bench test, independent of your work: run it without --impl"))
