@@ -168,12 +168,12 @@ class Simulator:
         prefix: list[dict[str, Any]] = []
         iterations: list[dict[str, Any]] = []
         if compact is not None and rendered.total >= compact["trigger"]:  # R33
-            summary = self.responder.summarize(_view(req), compact["instructions"])
+            summary = self.responder.summarize(_view(req, rendered), compact["instructions"])
             iterations.append({"type": "compaction", "input_tokens": rendered.total,
                                "output_tokens": count_text(summary)})
             prefix.append(compaction.compacted(req, summary))
             rendered = render.render(req)
-        view = _view(req)
+        view = _view(req, rendered)
         digest = view.digest
         msg_id = output.message_id(digest)
         paused = bool(prefix) and compact is not None and compact["pause"]  # R34
@@ -235,7 +235,13 @@ def _json(body: bytes) -> Any:
         raise APIError(400, wording.BAD_JSON.format(detail=error)) from None
 
 
-def _view(req: Request) -> ModelView:
+def _view(req: Request, rendered: render.Rendered | None = None) -> ModelView:
+    """What the model sees; with ``rendered``, where each block sits in the request (for the
+    brain's retrieval model, DESIGN §4)."""
+    spans = () if rendered is None else tuple(
+        (p.cumulative - p.tokens, p.tokens) for p in rendered.positions if p.zone != "tools")
     return ModelView(model=req.model, system=req.system, messages=req.messages, tools=req.tools,
                      tool_choice=req.tool_choice, thinking=req.thinking,
-                     max_tokens=req.max_tokens or 0, body=req.body)
+                     max_tokens=req.max_tokens or 0, body=req.body,
+                     input_tokens=rendered.total if rendered is not None else 0,
+                     window=req.spec.context_window, spans=spans)
