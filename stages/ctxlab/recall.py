@@ -14,15 +14,17 @@ length), lowered by a positional dip whose shape moves with occupancy:
 The figures were measured on older models than the catalogue's; every family below uses the
 same table, extrapolated, and says so. Sources (``../shared/reference/context-rot.md``):
 
-| figure | value | source |
-|---|---|---|
-| end accuracy, short context | 1.00 | SWiM §5.4: literal needles are found at every depth |
-| end accuracy at 25.6 % full | 0.92 | MRCR v2, Opus 4.6: 78.3 % at 1M and ~14 points more at 256K, §5.3 [SECONDARY] |
-| end accuracy at 100 % full | 0.78 | MRCR v2, Opus 4.6 at 1M, §5.3 [SECONDARY] |
-| middle dip up to 50 % full | 0.30 of the ends' accuracy | Liu et al.: about 75 % at the ends and under 50 % in the middle (20 documents), 20+ points, §1.2 [SECONDARY] |
-| middle dip at a nearly empty window | 0.05 | not measured: NoLiMa's share of base is 0.99 up to 1.6 % full (§3.2); the dip grows from there to Liu's value at 25 % (an assumption, stated) |
-| U until | 50 % | Veseli et al. abstract, §2.2 [PRIMARY] |
-| primacy gone at | 100 % | Veseli et al.: "collapses" near the window limit, §2.3 [FIGURE-ONLY] |
+- end accuracy with a short context: 1.00 (SWiM, §5.4: literal needles are found at every
+  depth);
+- end accuracy at 25.6 % full: 0.92, and at 100 % full: 0.78 (MRCR v2, Opus 4.6: 78.3 % at
+  1M and about 14 points more at 256K, §5.3, SECONDARY);
+- middle dip up to 50 % full: 0.30 of the ends' accuracy (Liu et al.: about 75 % at the ends
+  and under 50 % in the middle with 20 documents, "20+ points", §1.2, SECONDARY); reached at
+  25 % full and kept beyond, where it is the start's loss too;
+- middle dip at a nearly empty window: 0.05. Not measured: NoLiMa keeps 0.99 of its base up
+  to 1.6 % full (§3.2); the dip's growth to Liu's value at 25 % is an assumption, stated;
+- the U up to 50 % full (Veseli et al., abstract, §2.2, PRIMARY); primacy gone when full
+  (Veseli et al.: it "collapses" near the limit, §2.3, FIGURE-ONLY).
 
 MRCR scores average over the needles' positions; they are used here as the end accuracy, an
 optimistic reading. NoLiMa's steeper decline (GPT-4o keeps 0.70 of its base at 25 % full) is

@@ -11,7 +11,7 @@ from ..report.ch8 import worked_example
 from ..report.compare import built_stages
 from ..tokens import CAVEAT
 from ..view import figures
-from .common import UserError, print_json
+from .common import UserError, add_rot_option, print_json
 
 EXCERPT = {"start": 180_000, "after_l3": 132_000, "after_l1": 132_000, "after_l2": 71_000}
 
@@ -20,6 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("example", help="reproduce a worked example (ch8.3)")
     parser.add_argument("name", choices=["ch8.3"], help="which example")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

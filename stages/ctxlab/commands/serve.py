@@ -11,7 +11,7 @@ from ..scenarios import ScenarioError
 from ..sim import Simulator
 from ..sim.faults import KINDS, parse_spec
 from ..sim.server import SimServer
-from .common import UserError, bounded_int
+from .common import UserError, add_rot_option, bounded_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "KIND*N (next N) or KIND@RATE (each request, seeded by --seed); "
                              f"kinds: {', '.join(KINDS)}. Example: rate_limit*2,overloaded@0.1")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 
