@@ -12,9 +12,10 @@ Only a run its arguments fully determine is shared: the reference or the workboo
 selected (``ctxlab.use``), the retrieval model on or off (``--rot``), a stage or none, a
 scenario, a model, a seed, a turn limit, layer and brain options given as plain data, the
 API's own edits (``ServerEdits``), and a layer named ``MODULE:FACTORY`` whose file is one of
-those the key digests: every source and fixture file a run can read (the ``ctxlab`` package, both implementations, ``fixtures/``), so an edit
-anywhere starts afresh. A run given a prepared simulator, a layer object, a callback, a kept
-workspace, an exported log or the live API is always computed.
+those the key digests: every source and fixture file a run can read (the ``ctxlab`` package,
+both implementations, ``fixtures/``), so an edit anywhere starts afresh. A run given a
+prepared simulator, a layer object, a callback, a kept workspace, an exported log or the live
+API is always computed.
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
 (the API client it talked through), which is None. ``remembered`` shares any other work the

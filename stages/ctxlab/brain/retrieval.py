@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..recall import table
+from ..recall import RecallTable, table
 from ..sim import ModelView
 from .visible import result_text
 
@@ -100,7 +100,12 @@ def missed(view: ModelView, seed: int, needs: dict[str, str], *,
     lost = []
     for fact, marker in needs.items():
         where = copies(view, marker)
-        if where and not any(draw(seed, fact, k) < recall.accuracy(p, occupancy)
-                             for k, p in enumerate(where)):
+        if where and not finds(seed, fact, where, occupancy, recall):
             lost.append(Miss(fact, round(where[-1], 4), round(occupancy, 4)))
     return lost
+
+
+def finds(seed: int, fact: str, where: list[float], occupancy: float,
+          recall: RecallTable) -> bool:
+    """Whether any copy of ``fact`` (at the relative positions ``where``) is found."""
+    return any(draw(seed, fact, k) < recall.accuracy(p, occupancy) for k, p in enumerate(where))

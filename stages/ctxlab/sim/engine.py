@@ -150,6 +150,14 @@ class Simulator:
             rendered = render.render(req)
         return rendered, before, applied
 
+    def view(self, body: dict[str, Any]) -> ModelView:
+        """What the model is shown for the request ``body`` (validated, edits applied), with
+        where each block sits: how ``ctxlab rot`` builds its needle requests."""
+        req = parse(body, {})
+        rendered, _, _ = self._prepare(req)
+        validate.check_window(req, rendered.total)
+        return _view(req, rendered)
+
     def count_tokens(self, req: Request) -> dict[str, Any]:
         """R37 and R31: the create-time total, edits applied, no caching, no new compaction."""
         compaction.settings(req)
