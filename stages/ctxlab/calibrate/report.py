@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..replay import TranscriptError, load_transcript
+from ..replay import Transcript, TranscriptError, load_transcript
 from ..replay.discover import display_name, find_logs
 from .habits import Habits, measure
 
 KEYS = ("sessions", "responses", "output_tokens_median", "output_tokens_p90", "parallel_mean",
-        "note_rate", "reread_rate")
+        "note_rate", "reread_rate", "reread_in_view_rate", "reread_after_compaction_rate")
 """The top-level statistics, in this order (``files`` follows them in ``--json``)."""
 
 
@@ -50,6 +50,10 @@ def statistics_of(habits: list[Habits], sessions: int) -> dict[str, Any]:
         "note_rate": _ratio(sum(h.noted for h in habits),
                             sum(h.results_with_items for h in habits)),
         "reread_rate": _ratio(sum(h.rereads for h in habits), sum(h.reads for h in habits)),
+        "reread_in_view_rate": _ratio(sum(h.rereads - h.rereads_after_compaction
+                                          for h in habits), sum(h.reads for h in habits)),
+        "reread_after_compaction_rate": _ratio(sum(h.rereads_after_compaction for h in habits),
+                                               sum(h.reads for h in habits)),
     }
 
 
@@ -107,6 +111,13 @@ class Calibration:
         return said
 
 
+def _compactions(transcript: Transcript) -> frozenset[int]:
+    """The index of the first response written after each compaction boundary of the log."""
+    times = sorted((r.at, i) for i, r in transcript.recorded.items() if r.at is not None)
+    return frozenset(next((i for at, i in times if at >= b.at), len(transcript.messages))
+                     for b in transcript.report.boundaries if b.at is not None)
+
+
 def measure_file(path: Path, name: str) -> FileHabits:
     """The habits of one log (``excluded`` says why it is not pooled)."""
     try:
@@ -115,7 +126,7 @@ def measure_file(path: Path, name: str) -> FileHabits:
         return FileHabits(name, error=str(error))
     usage = {i: transcript.usage(i) or (r.usage or None) for i, r in transcript.recorded.items()}
     habits = measure(transcript.messages, usage,
-                     frozenset(transcript.report.synthetic_results))
+                     frozenset(transcript.report.synthetic_results), _compactions(transcript))
     excluded = None
     if is_compaction_call(transcript.messages):
         excluded = "a compaction call"

@@ -27,6 +27,8 @@ _LABELS = {
     "parallel_mean": "tool calls per calling response",
     "note_rate": "note rate (result item restated)",
     "reread_rate": "re-read rate (no write between)",
+    "reread_in_view_rate": "  of which the earlier read in view",
+    "reread_after_compaction_rate": "  of which after a compaction",
 }
 
 

@@ -15,6 +15,7 @@ import json
 import os
 import stat
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,14 @@ MAX_BYTES = 256 * 1024 * 1024
 class TranscriptError(ValueError):
     """A file that cannot be replayed at all; the message says why, in one line that follows
     the file's name ("x.jsonl is a binary file, …")."""
+
+
+def seconds(timestamp: Any) -> float | None:
+    """An ISO timestamp (``2026-01-21T15:30:16.888Z``) as epoch seconds, None when unreadable."""
+    try:
+        return datetime.fromisoformat(str(timestamp)).timestamp()
+    except ValueError:
+        return None
 
 
 @dataclass
