@@ -7,7 +7,8 @@ import tempfile
 from pathlib import Path
 
 from ..models import get as model_spec
-from ..runner import SYSTEM, RunResult, load_stage
+from ..report.compare import LARGE_WINDOW_MODEL
+from ..runner import SYSTEM, RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
 from ..tokens import count_messages, count_text
@@ -119,7 +120,12 @@ def _cut_run(cell: Cell) -> RunResult:
     return runs.get(cell, "constraint", model="ctxlab-sim-32k").result
 
 
-THRASH_RATE = 0.05
+THRASH_MARGIN = 0.05
+"""How far a stage's duplicate-call rate may exceed the honest baseline's (keep-everything on
+the same scenario and seed) before it counts as thrash. Real Claude Code sessions that never
+compacted (17 logs of ``../shared/transcripts`` and ``../shared/sessions`` with at least five
+calls) repeat 1.7 % of their calls pooled, with a spread (standard deviation) of 4.3 points;
+16 of the 17 stay within 5 points of the pooled rate, the last one is a polling subagent."""
 THRASH_RUN = 3
 
 
@@ -128,12 +134,16 @@ def thrash(cell: Cell) -> Verdict:
     removed = events(result)
     if not removed:
         return broken("nothing left the context: no reason to fetch anything again")
+    base = run(None, "long-task", model=LARGE_WINDOW_MODEL).summary
     s = result.summary
-    figures = (f"duplicate-call rate {pct(s.duplicate_call_rate)}, longest unchanged run "
-               f"{s.longest_unchanged_run}")
-    if s.duplicate_call_rate > THRASH_RATE or s.longest_unchanged_run >= THRASH_RUN:
+    line = base.duplicate_call_rate + THRASH_MARGIN
+    figures = (f"duplicate-call rate {pct(s.duplicate_call_rate)} against keep-everything's "
+               f"{pct(base.duplicate_call_rate)} ({LARGE_WINDOW_MODEL}, same seed), longest "
+               f"unchanged run {s.longest_unchanged_run}")
+    if s.duplicate_call_rate > line or s.longest_unchanged_run >= THRASH_RUN:
         return pitfall(f"{figures} after {removed[0][1]['layer']} at turn {removed[0][0]} "
-                       f"(§12.2: over {pct(THRASH_RATE)} or a run of {THRASH_RUN})")
+                       f"(§12.2: over the baseline by {pct(THRASH_MARGIN)} or a run of "
+                       f"{THRASH_RUN})")
     layers = sorted({str(e["layer"]) for _, e in removed})
     return holds(f"{figures} although {'/'.join(layers)} removed content "
                  f"{len(removed)} time(s)")
