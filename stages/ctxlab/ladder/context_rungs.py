@@ -219,6 +219,12 @@ def history_fills_window(cell: Cell) -> Verdict:
         return pitfall(f"{rounds} rounds, the largest tool result {biggest:,} tokens, "
                        f"{offloads} offloaded: turn {failed.turn} rejected, "
                        f"{rejected_size(failed)}")
+    last = agent(result)[-1] if agent(result) else None
+    if last is not None and last.reported_input_tokens + last.output_tokens >= window:
+        return pitfall(f"{rounds} rounds, the largest tool result {biggest:,} tokens: at turn "
+                       f"{last.turn} the history took {last.reported_input_tokens:,} of the "
+                       f"{window:,} window and the answer was cut where the window ends "
+                       "(model_context_window_exceeded), the task unfinished")
     entered = count_messages(result.original)
     if entered <= window:
         return broken(f"only {entered:,} tokens entered the context: the window never fills")
