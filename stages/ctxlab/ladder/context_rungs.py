@@ -11,6 +11,7 @@ from ..report.compare import LARGE_WINDOW_MODEL
 from ..runner import SYSTEM, RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
+from ..telemetry.summary import duplicate_call_rate, longest_unchanged_run
 from ..tokens import count_messages, count_text
 from ..workbook.layout import repo_root
 from . import runs
@@ -129,23 +130,33 @@ calls) repeat 1.7 % of their calls pooled, with a spread (standard deviation) of
 THRASH_RUN = 3
 
 
+def _lost(result: RunResult) -> tuple[float, int, int]:
+    """(duplicate-call rate, longest unchanged run, calls set apart) of a run with the calls
+    that fetched again a fact the model missed in view left out: those are context rot (§4),
+    counted apart (``misses``); thrash is what a layer's removals cost (§12.2)."""
+    kept = [r for r in result.records if not r.misses]
+    apart = sum(len(r.tool_calls) for r in result.records if r.misses)
+    return duplicate_call_rate(kept), longest_unchanged_run(kept), apart
+
+
 def thrash(cell: Cell) -> Verdict:
     result = runs.get(cell, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS).result
     removed = events(result)
     if not removed:
         return broken("nothing left the context: no reason to fetch anything again")
-    base = run(None, "long-task", model=LARGE_WINDOW_MODEL).summary
-    s = result.summary
-    line = base.duplicate_call_rate + THRASH_MARGIN
-    figures = (f"duplicate-call rate {pct(s.duplicate_call_rate)} against keep-everything's "
-               f"{pct(base.duplicate_call_rate)} ({LARGE_WINDOW_MODEL}, same seed), longest "
-               f"unchanged run {s.longest_unchanged_run}")
-    if s.duplicate_call_rate > line or s.longest_unchanged_run >= THRASH_RUN:
+    base = run(None, "long-task", model=LARGE_WINDOW_MODEL)
+    rate, longest, apart = _lost(result)
+    base_rate = _lost(base)[0]
+    figures = (f"duplicate-call rate {pct(rate)} against keep-everything's {pct(base_rate)} "
+               f"({LARGE_WINDOW_MODEL}, same seed), longest unchanged run {longest}"
+               + (f"; {apart} call(s) fetching again a fact missed in view counted apart "
+                  f"({len(result.summary.misses)} miss(es), §4)" if apart else ""))
+    if rate > base_rate + THRASH_MARGIN or longest >= THRASH_RUN:
         return pitfall(f"{figures} after {removed[0][1]['layer']} at turn {removed[0][0]} "
                        f"(§12.2: over the baseline by {pct(THRASH_MARGIN)} or a run of "
                        f"{THRASH_RUN})")
     layers = sorted({str(e["layer"]) for _, e in removed})
-    return holds(f"{figures} although {'/'.join(layers)} removed content "
+    return holds(f"{figures}, although {'/'.join(layers)} removed content "
                  f"{len(removed)} time(s)")
 
 
