@@ -43,4 +43,6 @@ def run(args: argparse.Namespace) -> int:
     verdict = "runs" if table["l4_ran"] else "is not needed"
     console.print(f"L4 (summary) {verdict}: {table['after_l2']:,} vs threshold "
                   f"{table['threshold']:,}; snip cut {table['snipped_messages']} messages.")
+    console.print(f"The history is the simulated agent's, with its calibrated habits and context "
+                  f"rot {args.rot} (--rot; the excerpt's agent is a real model).")
     return 0

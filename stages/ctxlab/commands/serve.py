@@ -48,8 +48,10 @@ def run(args: argparse.Namespace) -> int:
                            log=None if args.quiet else console.print)
     except OSError as error:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    agent = f"; answering as {args.scenario}'s agent, context rot {args.rot}" \
+        if args.scenario else ""
     console.print(f"ctxlab simulator listening on [bold]{server.url}[/] "
-                  f"(export ANTHROPIC_BASE_URL={server.url}); Ctrl-C to stop")
+                  f"(export ANTHROPIC_BASE_URL={server.url}){agent}; Ctrl-C to stop")
     try:
         server.serve_forever()
     except KeyboardInterrupt:
