@@ -20,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("example", help="reproduce a worked example (ch8.3)")
     parser.add_argument("name", choices=["ch8.3"], help="which example")
     parser.add_argument("--json", action="store_true", help="print JSON")
-    add_rot_option(parser)
+    add_rot_option(parser, default="off", why=": the excerpt's agent finds what it sees")
     parser.set_defaults(run=run)
 
 
@@ -43,6 +43,6 @@ def run(args: argparse.Namespace) -> int:
     verdict = "runs" if table["l4_ran"] else "is not needed"
     console.print(f"L4 (summary) {verdict}: {table['after_l2']:,} vs threshold "
                   f"{table['threshold']:,}; snip cut {table['snipped_messages']} messages.")
-    console.print(f"The history is the simulated agent's, with its calibrated habits and context "
-                  f"rot {args.rot} (--rot; the excerpt's agent is a real model).")
+    console.print(f"The history is the simulated agent's, with context rot {args.rot} (--rot) "
+                  "and, as in the excerpt, no re-reads of a file in view.")
     return 0
