@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from ctxlab import needle, runner
+from ctxlab import models, needle, runner
 from ctxlab.brain import retrieval
 from ctxlab.cli import main
 from ctxlab.recall import TABLES, table
@@ -118,4 +118,4 @@ def test_rot_command_json_and_plot(tmp_path, capsys) -> None:
     assert all(set(c) == {"occupancy", "position", "accuracy", "runs"} for c in data["cells"])
     assert plot.read_bytes()[:4] == b"\x89PNG"
     assert main(["rot", "--model", "no-such-model"]) == 2
-    assert table("claude-sonnet-4-6") is TABLES["sonnet"]
+    assert table("claude-sonnet-4-6") is models.get("claude-sonnet-4-6").recall is TABLES["sonnet"]
