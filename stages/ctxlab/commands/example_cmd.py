@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if 5 not in built_stages():
         raise UserError("the worked example uses the stage-5 layers, which are not built yet")
-    table = worked_example()
+    table = worked_example(rot=args.rot == "on")
     if args.json:
         print_json(table)
         return 0
