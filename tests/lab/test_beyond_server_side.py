@@ -18,6 +18,7 @@ from ctxlab.beyond.server_side import (
     compare_server_side,
     repriced,
 )
+from ctxlab.brain.retrieval import switched
 from ctxlab.cli import main
 from ctxlab.runner import run
 from ctxlab.server_edits import COMPACT, ServerEdits
@@ -36,7 +37,11 @@ def reference() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def report(reference: None) -> dict[str, Any]:
-    return compare_server_side("long-task", keys=("a", "b", "c", "d", "baseline"))
+    """The clearing's mechanics and their cache cost, the model finding what it sees (``--rot
+    off``): with context rot on, the variants that run the window full also miss facts in
+    view, which the ladder and the bill judge."""
+    with switched(False):
+        return compare_server_side("long-task", keys=("a", "b", "c", "d", "baseline"))
 
 
 def row(report: dict[str, Any], key: str) -> dict[str, Any]:
