@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from .brain.retrieval import switched
 from .commands import COMMANDS, UserError
 from .workbook.router import FINDER, use
 
@@ -40,7 +41,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     selection = FINDER.selection  # a command may switch implementation: only for its own run
     try:
-        return int(args.run(args) or 0)
+        with switched(getattr(args, "rot", "on") == "on"):  # --rot (commands.common)
+            return int(args.run(args) or 0)
     except (UserError, OSError) as error:
         if args.debug:
             raise

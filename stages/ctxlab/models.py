@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .recall import RecallTable
+from .recall import table as recall_table
+
 
 @dataclass(frozen=True)
 class Prices:
@@ -43,6 +46,12 @@ class ModelSpec:
     aliases: tuple[str, ...] = ()
     simulated_only: bool = False
     note: str = ""
+
+    @property
+    def recall(self) -> RecallTable:
+        """How well the model finds a fact in view, by position and fill: its family's table
+        (``ctxlab.recall``, sources beside it; DESIGN §4 "Retrieval")."""
+        return recall_table(self.id)
 
     @property
     def allows_prefill(self) -> bool:

@@ -9,12 +9,13 @@ nothing else does, and without the variable every run is computed, as it is insi
 ``computed()`` (the bench times runs).
 
 Only a run its arguments fully determine is shared: the reference or the workbook as
-selected (``ctxlab.use``), a stage or none, a scenario, a model, a seed, a turn limit, layer
-and brain options given as plain data, the API's own edits (``ServerEdits``), and a layer
-named ``MODULE:FACTORY`` whose file is one of those the key digests: every source and fixture
-file a run can read (the ``ctxlab`` package, both implementations, ``fixtures/``), so an edit
-anywhere starts afresh. A run given a prepared simulator, a layer object, a callback, a kept
-workspace, an exported log or the live API is always computed.
+selected (``ctxlab.use``), the retrieval model on or off (``--rot``), a stage or none, a
+scenario, a model, a seed, a turn limit, layer and brain options given as plain data, the
+API's own edits (``ServerEdits``), and a layer named ``MODULE:FACTORY`` whose file is one of
+those the key digests: every source and fixture file a run can read (the ``ctxlab`` package,
+both implementations, ``fixtures/``), so an edit anywhere starts afresh. A run given a
+prepared simulator, a layer object, a callback, a kept workspace, an exported log or the live
+API is always computed.
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
 (the API client it talked through), which is None. ``remembered`` shares any other work the
@@ -124,8 +125,11 @@ def _plain(arguments: dict[str, Any]) -> list[Any] | None:
 
 def _name(description: Any) -> str | None:
     """The digest of ``description`` with the sources it runs on; None if not plain data."""
+    from .brain.retrieval import enabled  # --rot: the simulated model runs differently
+
     try:
-        described = json.dumps([fingerprint(), sources(), description], sort_keys=True)
+        described = json.dumps([fingerprint(), sources(), enabled(), description],
+                               sort_keys=True)
     except (TypeError, ValueError):  # options that are not plain data
         return None
     return hashlib.sha256(described.encode()).hexdigest()

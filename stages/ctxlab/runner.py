@@ -25,7 +25,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -237,6 +237,8 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             tool_calls=calls, compactions=session.events,
             error=error_info(error) if error is not None else None, clock=sim.clock.now)
         session.events = []
+        take = getattr(sim.responder, "take_misses", None)  # the simulated model's (§4)
+        record.misses = [asdict(miss) for miss in take()] if take is not None else []
         records.append(record)
         if on_record:
             on_record(record)

@@ -11,6 +11,7 @@ from widthcheck import WIDTHS, assert_readable, recording, rendered
 
 from ctxlab import models, use
 from ctxlab.beyond.server_side import CAPABILITIES, compare_server_side
+from ctxlab.brain.retrieval import switched
 from ctxlab.cli import main
 from ctxlab.peers.cache_only import CacheOnly
 from ctxlab.rows import CLEAR_DEFAULTS, compaction_model, repriced
@@ -31,7 +32,11 @@ def reference() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def report(reference: None) -> dict[str, Any]:
-    return compare_server_side("long-task", keys=("a", "b", "c", "d", "baseline"))
+    """The clearing's mechanics and their cache cost, the model finding what it sees (``--rot
+    off``): with context rot on, the variants that run the window full also miss facts in
+    view, which the ladder and the bill judge."""
+    with switched(False):
+        return compare_server_side("long-task", keys=("a", "b", "c", "d", "baseline"))
 
 
 def row(report: dict[str, Any], key: str) -> dict[str, Any]:

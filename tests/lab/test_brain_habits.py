@@ -126,3 +126,32 @@ def test_the_stale_copy_is_believed_unless_a_visible_note_says_the_file_changed(
     assert chosen(attached, old) == (step.stale, False)       # the latest copy is the old one
     assert chosen(noted_copy, old) == (step.call, False)      # the note vouches for the new one
     assert chosen(old, "limits.py changed on disk since") == (None, True)  # read it again
+
+
+def test_the_in_view_reread_habit_checks_a_file_once_and_moves_on() -> None:
+    """At the measured rate the agent reads again a file whose read is still in view, before
+    a step (keyed on the seed and the step, not on what keeps the context); it never reads a
+    file a third time out of habit, and after looking it takes the step."""
+    scenario = load("long-task")
+    again: list[Call] = []
+    for seed in range(4):
+        chat = Chat(scenario, seed=seed, reread_in_view_rate=0.5, rot=False)
+        taken: list[Call] = []
+        for _ in range(60):
+            reply = chat.turn()
+            if not calls_of(reply):
+                break
+            taken += calls_of(reply)
+        reads = [c for c in taken if c.tool == "read_file"]
+        assert all(reads.count(c) <= 2 for c in reads)
+        again += [c for k, c in enumerate(reads) if c in reads[:k]]
+    assert again, "at rate 0.5 some file in view is read again"
+    plan_reads = sum(s.call.tool == "read_file" for s in scenario.steps)
+    assert len(again) / (4 * plan_reads + len(again)) == pytest.approx(0.5, abs=0.2)
+    quiet = Chat(scenario, reread_in_view_rate=0.0, rot=False)
+    plain = [c for _ in range(60) for c in calls_of(quiet.turn())]
+    assert len(plain) == len(set(plain)) + plain.count(CHECK) - 1
+
+
+def calls_of(reply) -> list[Call]:
+    return [Call(b["name"], b["input"]) for b in reply.content if b["type"] == "tool_use"]

@@ -35,8 +35,8 @@ class Chat:
     """A conversation between a Brain and fake tools with full visibility."""
 
     def __init__(self, scenario: Scenario, **brain: Any) -> None:
-        self.scenario = scenario
-        self.brain = Brain(scenario, **brain)
+        self.scenario = scenario  # no re-read habit unless asked: these tests pin the plan
+        self.brain = Brain(scenario, **{"reread_in_view_rate": 0.0, **brain})
         self.messages: list[dict[str, Any]] = [opening(scenario)]
         self.ran: list[int] = []  # indexes of the steps whose calls were answered
 

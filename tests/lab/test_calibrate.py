@@ -140,6 +140,25 @@ def test_reread_rate_in_both_vocabularies(tmp_path: Path) -> None:
     assert calibrate([log.save(tmp_path / "s.jsonl")]).stats["reread_rate"] == 0.4
 
 
+def test_rereads_split_into_in_view_and_after_a_compaction(tmp_path: Path) -> None:
+    """A re-read is in view when no compaction came between the two reads (the earlier result
+    is still in the request), else after a compaction (its ``compact_boundary`` line)."""
+    log = Log().user("Go.")
+    for n in (1, 2, 3):
+        log.reply(f"m{n}", log.call("Read", file_path="a.py")).results("content")
+    log.reply("end", text("Done."))
+    for k, line in enumerate(log.lines):
+        line["timestamp"] = f"2026-01-01T00:00:{k:02d}Z"
+    third = next(k for k, line in enumerate(log.lines)
+                 if line["type"] == "assistant" and line["message"]["id"] == "m3")
+    log.lines.insert(third, {"type": "system", "subtype": "compact_boundary",
+                             "timestamp": log.lines[third]["timestamp"],
+                             "compactMetadata": {"trigger": "auto", "preTokens": 1000}})
+    stats = calibrate([log.save(tmp_path / "s.jsonl")]).stats
+    assert stats["reread_rate"] == 0.6667
+    assert stats["reread_in_view_rate"] == stats["reread_after_compaction_rate"] == 0.3333
+
+
 def test_relogged_copies_are_not_counted_twice(tmp_path: Path) -> None:
     log = Log().user("Go.")
     log.reply("m1", text("ok"), log.call("Bash", command="ls"), out=30).results("x")
@@ -179,7 +198,8 @@ def test_the_json_has_exactly_the_issue_keys(tmp_path: Path,
     data = json.loads(capsys.readouterr().out)
     assert list(data) == ["sessions", "parents", "sidechains", "responses",
                           "output_tokens_median", "output_tokens_p90", "parallel_mean",
-                          "note_rate", "reread_rate", "by_role", "files"]
+                          "note_rate", "reread_rate", "reread_in_view_rate",
+                          "reread_after_compaction_rate", "by_role", "files"]
     assert data["files"][0]["file"] == "a.jsonl"
     assert list(data["by_role"]) == ["parents", "sidechains"]
 

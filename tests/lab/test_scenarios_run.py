@@ -38,9 +38,12 @@ class Run:
 
 
 def drive(scenario: Scenario, model: str) -> Run:
-    """The plainest agent loop, with a turn cap."""
+    """The plainest agent loop, with a turn cap. The agent finds every fact in view and keeps
+    no re-read habit: these runs pin the plans themselves (``test_brain_retrieval`` and
+    ``test_brain_habits`` cover what the retrieval model and the habit add)."""
     run = Run(scenario, [opening(scenario)])
-    client = make_client(Simulator(responder=Brain(scenario)))
+    client = make_client(Simulator(responder=Brain(scenario, rot=False,
+                                                   reread_in_view_rate=0.0)))
     follow = FollowUps(scenario)
     with open_workspace(scenario) as workspace:
         tools = ToolBox(workspace)

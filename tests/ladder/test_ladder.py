@@ -23,9 +23,9 @@ def _case(rung: Rung, key: str) -> pytest.param:
     if expected != NA:
         marks.append(pytest.mark.pitfall(fixed_in=rung.fixed_in,
                                          why=f"{rung.section} {rung.why}"))
-    if expected == PITFALL and stage >= rung.fixed_in:  # a naive variant of the fixing stage
-        marks.append(pytest.mark.xfail(strict=True, raises=PitfallObserved,
-                                       reason=f"{key} is the naive variant: {rung.why}"))
+    if expected == PITFALL and stage >= rung.fixed_in:  # a naive variant, or a later stage
+        marks.append(pytest.mark.xfail(strict=True, raises=PitfallObserved,  # the table names
+                                       reason=f"{key} shows the pitfall: {rung.why}"))
     return pytest.param(rung, key, stage, id=f"{rung.id}[{key}]", marks=marks)
 
 

@@ -13,7 +13,9 @@ pytestmark = pytest.mark.exercise("3.3")
 def test_long_task_recovers_from_disk_without_thrashing() -> None:
     result = run(3, "long-task")
     assert result.summary.success, result.problems
-    assert not any(r.thrash for r in result.records)
+    # no repeat with an unchanged result, but for fetching again a fact the model missed while
+    # it was in view (context rot, §4: in ``misses``, not a loss of the layer's making)
+    assert not any(r.thrash for r in result.records if not r.misses)
     recoveries = [b for m in result.messages if m["role"] == "assistant" for b in m["content"]
                   if b["type"] == "tool_use" and ".task_outputs/tool-results/"
                   in b["input"].get("path", "")]

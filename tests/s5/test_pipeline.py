@@ -24,7 +24,8 @@ def _recording(scenario: str) -> tuple[Simulator, list[dict[str, Any]]]:
     handle = sim.handle
 
     def record(method: str, path: str, headers: dict[str, str], body: bytes) -> Any:
-        bodies.append(json.loads(body))
+        if path.rstrip("/").endswith("/messages"):  # prompts, not count_tokens
+            bodies.append(json.loads(body))
         return handle(method, path, headers, body)
 
     sim.handle = record  # type: ignore[method-assign]

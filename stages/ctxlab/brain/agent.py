@@ -9,14 +9,15 @@ summarizer sometimes get called (§9.6).
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import habits, probe, summary, workset
+from . import habits, probe, rereads, retrieval, summary, workset
 from .habits import Behaviour
-from .plan import Action, decide, is_done, variant
+from .plan import Action, decide, group, is_done, variant
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
 
@@ -24,6 +25,7 @@ _SAYS = {
     "refetch": "Some details I need are no longer in view, so I am fetching them again.",
     "refresh": "Before I change the file I need to see its current content, so I am reading it.",
     "recover": "The full output was saved to a file; I am reading it back.",
+    "reread": "Before the next step I am looking at this file once more.",
 }
 _WHY = {
     "step": "the next planned step can be taken",
@@ -34,6 +36,7 @@ _WHY = {
     "summary": "a summary of the conversation was requested",
     "no-tools": "the next step needs a tool and none is offered",
     "refresh": "the file to edit is not in view as it is now",
+    "reread": "it is worth checking a file in view once more before the next step",
 }
 
 
@@ -46,14 +49,18 @@ class Brain:
 
     ``tool_instead_of_summary`` is the probability of calling a tool when asked to summarize
     while tools are offered and ``tool_choice`` is not ``none`` (§9.6). ``note_rate``,
-    ``output_tokens_median`` and ``output_tokens_p90`` override the habits (``habits``):
-    the calibrated defaults, or the scenario's ``[behaviour]``.
+    ``output_tokens_median``, ``output_tokens_p90`` and ``reread_in_view_rate`` override the
+    habits (``habits``):
+    the calibrated defaults, or the scenario's ``[behaviour]``. ``rot``: the retrieval
+    model on or off for this brain (None: the process's ``--rot`` switch). ``misses`` logs
+    each visible fact it did not find, for the telemetry (it never reads the log back).
     """
 
     def __init__(self, scenario: Scenario, *, seed: int = 0,
                  tool_instead_of_summary: float = 0.0, note_rate: float | None = None,
                  output_tokens_median: float | None = None,
-                 output_tokens_p90: float | None = None) -> None:
+                 output_tokens_p90: float | None = None,
+                 reread_in_view_rate: float | None = None, rot: bool | None = None) -> None:
         if not 0.0 <= tool_instead_of_summary <= 1.0:
             raise ValueError("tool_instead_of_summary must be a probability in [0, 1]")
         self.scenario = scenario
@@ -61,8 +68,11 @@ class Brain:
         self.tool_instead_of_summary = tool_instead_of_summary
         self.behaviour = Behaviour.of(scenario, note_rate=note_rate,
                                       output_tokens_median=output_tokens_median,
-                                      output_tokens_p90=output_tokens_p90)
+                                      output_tokens_p90=output_tokens_p90,
+                                      reread_in_view_rate=reread_in_view_rate)
         self._finder = Finder(scenario)
+        self.rot = rot
+        self.misses: list[retrieval.Miss] = []
 
     def respond(self, view: ModelView) -> Reply:
         """Answer one request: a summary when asked for one, else the plan's next action."""
@@ -71,7 +81,7 @@ class Brain:
             return Reply([_text(answers)])
         seen = scan(view, self._finder)
         request = find_request(view)
-        action = self._working_set(view, decide(self.scenario, seen))
+        action = self._working_set(view, self._decide(view, seen))
         if request is not None:
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
@@ -92,6 +102,29 @@ class Brain:
         said = _SAYS.get(action.kind) or self._announce(action)
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)
+
+    def _decide(self, view: ModelView, seen: Visible) -> Action:
+        """The plan's next action, given the facts of its step that the agent finds (§4): a
+        missed fact is treated as absent, so it is fetched again."""
+        action = decide(self.scenario, seen)
+        if action.kind != "step" or action.step is None:
+            return action
+        steps = group(self.scenario.steps, self.scenario.index(action.step.id))
+        needs = {f: self.scenario.marker(f) for s in steps for f in s.needs}
+        lost = retrieval.missed(view, self.seed, needs, on=self.rot)
+        if lost:
+            self.misses += lost
+            gone = {needs[miss.fact] for miss in lost}
+            return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
+        again = rereads.reread(seen, action.step, self.scenario,
+                               self.behaviour.reread_in_view_rate,
+                               f"{self.scenario.name}:{self.seed}")
+        return action if again is None else Action("reread", (again,), action.step)
+
+    def take_misses(self) -> list[retrieval.Miss]:
+        """The misses logged since the last call (the runner files them under its turn)."""
+        taken, self.misses = self.misses, []
+        return taken
 
     def _working_set(self, view: ModelView, action: Action) -> Action:
         """Edits made from the copy of the file in view; a read first when there is none."""

@@ -67,7 +67,7 @@ def decide(scenario: Scenario, seen: Visible) -> Action:
         return Action("finish")
     if start >= len(steps) - 1 and seen.last_call in steps[-1].calls:
         return Action("give-up", step=steps[-1])
-    target = _group(steps, min(start, len(steps) - 1))
+    target = group(steps, min(start, len(steps) - 1))
     fetches = _fetches(scenario, seen, target)
     if fetches:
         recovering = any(call.target.startswith(".task_outputs/") for call in fetches)
@@ -80,7 +80,7 @@ def pending(scenario: Scenario, seen: Visible) -> list[Step]:
     return list(scenario.steps[furthest(scenario, seen) + 1:])
 
 
-def _group(steps: tuple[Step, ...], index: int) -> list[Step]:
+def group(steps: tuple[Step, ...], index: int) -> list[Step]:
     """The step at ``index`` and, for a parallel group, the group's following members."""
     group = steps[index].parallel
     taken = [steps[index]]

@@ -16,7 +16,8 @@ each response recorded. What is measured, per session:
   from later turns) before its next tool call, that is in the following responses up to the
   first tool_use of the next response that calls a tool;
 - ``reads`` / ``rereads``: reads of a file (``kinds``), and those of a file already read with
-  no write to it in between.
+  no write to it in between; a re-read is *in view* when no compaction came between the two
+  reads (the earlier result is still in the request), else *after a compaction*.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ class Habits:
     noted: int = 0
     reads: int = 0
     rereads: int = 0
+    rereads_after_compaction: int = 0
 
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
@@ -87,15 +89,19 @@ def _said_next(messages: list[Message], start: int) -> str | None:
 
 
 def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
-            skip_results: frozenset[str] = frozenset()) -> Habits:
+            skip_results: frozenset[str] = frozenset(),
+            compactions: frozenset[int] = frozenset()) -> Habits:
     """The habits of one history; ``usage`` maps assistant message index → recorded usage;
-    results in ``skip_results`` (synthetic ones an import added) are not counted."""
+    results in ``skip_results`` (synthetic ones an import added) are not counted;
+    ``compactions`` holds the index of the first message after each compaction."""
     habits = Habits()
     calls: dict[str, tuple[str, str]] = {}  # tool_use id → (name, input as text)
     earlier: list[str] = []
-    read_since_write: set[str] = set()
+    read_since_write: dict[str, int] = {}  # path → compactions before its last read
+    epoch = 0
     for index, message in enumerate(messages):
         blocks = _blocks(message)
+        epoch += index in compactions
         if message["role"] == "assistant":
             _response(habits, message, usage.get(index))
             for block in blocks:
@@ -105,7 +111,7 @@ def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
                     raw = json.dumps(block.get("input") or {}, ensure_ascii=False)
                     calls[str(block.get("id"))] = (str(block.get("name")), raw)
                     earlier.append(raw)
-                    _file_use(habits, block, read_since_write)
+                    _file_use(habits, block, read_since_write, epoch)
             continue
         fresh: list[str] = []
         for block in blocks:
@@ -139,14 +145,17 @@ def _response(habits: Habits, message: Message, usage: dict[str, Any] | None) ->
             habits.output_tokens.append(out)
 
 
-def _file_use(habits: Habits, block: dict[str, Any], read_since_write: set[str]) -> None:
+def _file_use(habits: Habits, block: dict[str, Any], read_since_write: dict[str, int],
+              epoch: int) -> None:
     name, tool_input = str(block.get("name")), block.get("input")
     path = file_of(name, tool_input)
     if path is None:
         return
     if kind_of(name) == READ:
         habits.reads += 1
-        habits.rereads += path in read_since_write
-        read_since_write.add(path)
+        if path in read_since_write:
+            habits.rereads += 1
+            habits.rereads_after_compaction += read_since_write[path] != epoch
+        read_since_write[path] = epoch
     elif kind_of(name) == WRITE:
-        read_since_write.discard(path)
+        read_since_write.pop(path, None)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..replay import TranscriptError
+from ..replay import Transcript, TranscriptError
 from ..replay.discover import display_name, find_logs
 from ..replay.group import Member, group
 from ..replay.kind import AGENT_WORK, Kind, agent_types, is_compaction_call, sidechain_kind
@@ -27,7 +27,8 @@ from ..replay.transcript import build_transcript
 from .habits import Habits, measure
 
 KEYS = ("sessions", "parents", "sidechains", "responses", "output_tokens_median",
-        "output_tokens_p90", "parallel_mean", "note_rate", "reread_rate")
+        "output_tokens_p90", "parallel_mean", "note_rate", "reread_rate", "reread_in_view_rate",
+        "reread_after_compaction_rate")
 """The top-level statistics, in this order (``by_role`` and ``files`` follow in ``--json``)."""
 ROLES = ("parents", "sidechains")
 
@@ -58,6 +59,10 @@ def statistics_of(habits: list[Habits], sessions: int) -> dict[str, Any]:
         "note_rate": _ratio(sum(h.noted for h in habits),
                             sum(h.results_with_items for h in habits)),
         "reread_rate": _ratio(sum(h.rereads for h in habits), sum(h.reads for h in habits)),
+        "reread_in_view_rate": _ratio(sum(h.rereads - h.rereads_after_compaction
+                                          for h in habits), sum(h.reads for h in habits)),
+        "reread_after_compaction_rate": _ratio(sum(h.rereads_after_compaction for h in habits),
+                                               sum(h.reads for h in habits)),
     }
 
 
@@ -112,6 +117,13 @@ class Calibration:
         return said
 
 
+def _compactions(transcript: Transcript) -> frozenset[int]:
+    """The index of the first response written after each compaction boundary of the log."""
+    times = sorted((r.at, i) for i, r in transcript.recorded.items() if r.at is not None)
+    return frozenset(next((i for at, i in times if at >= b.at), len(transcript.messages))
+                     for b in transcript.report.boundaries if b.at is not None)
+
+
 def _excluded(kind: Kind | None, messages: list[dict[str, Any]], habits: Habits) -> str | None:
     """Why a thread shows no habit of an agent at work, or None."""
     if kind is not None and kind.kind not in AGENT_WORK:
@@ -131,7 +143,7 @@ def measure_member(member: Member, name: str, types: dict[str, str]) -> FileHabi
         return FileHabits(name, error=str(error), session=member.session, role=role)
     usage = {i: transcript.usage(i) or (r.usage or None) for i, r in transcript.recorded.items()}
     habits = measure(transcript.messages, usage,
-                     frozenset(transcript.report.synthetic_results))
+                     frozenset(transcript.report.synthetic_results), _compactions(transcript))
     kind = sidechain_kind(member.agent, read.entries, transcript.messages, types) \
         if member.sidechain else None
     return FileHabits(name, habits, _excluded(kind, transcript.messages, habits),

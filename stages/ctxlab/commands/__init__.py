@@ -17,6 +17,7 @@ from . import (
     probe_cmd,
     replay_cmd,
     room_cmd,
+    rot_cmd,
     run_cmd,
     serve,
     serverside_cmd,
@@ -27,6 +28,6 @@ from .common import UserError
 
 COMMANDS = (run_cmd, compare_cmd, accept_cmd, example_cmd, demo, serve, grade_cmd, watch_cmd,
             hint, workbook_cmd, models_cmd, replay_cmd, serverside_cmd, probe_cmd, cachecost_cmd,
-            bench_cmd, calibrate_cmd, ladder_cmd, room_cmd)
+            bench_cmd, calibrate_cmd, ladder_cmd, room_cmd, rot_cmd)
 
 __all__ = ["COMMANDS", "UserError"]

@@ -21,13 +21,21 @@ from .. import use
 from ..report.accept import FIRES, accept, accept_layer
 from ..report.compare import built_stages
 from ..view import figures
-from .common import UserError, add_layer_options, build_custom, check_layer_options, print_json
+from .common import (
+    UserError,
+    add_layer_options,
+    add_rot_option,
+    build_custom,
+    check_layer_options,
+    print_json,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("accept", help="force each layer and check it fires (§12.8)")
     add_layer_options(parser, what="check")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

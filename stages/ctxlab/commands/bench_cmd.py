@@ -9,7 +9,7 @@ from rich.console import Console
 from ..bench import REQUESTS, SIZES, STAGES, TURNS, run_bench, show
 from ..bench.turns import MODEL
 from ..scenarios import ScenarioError, load
-from .common import UserError, positive_int, print_json
+from .common import UserError, add_rot_option, positive_int, print_json
 
 SUFFIXES = {"k": 1_000, "m": 1_000_000}
 MIN_SIZE = 5_000
@@ -83,6 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              f"(default {','.join(map(str, REQUESTS))})")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

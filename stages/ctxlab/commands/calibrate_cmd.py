@@ -8,6 +8,7 @@ agent's realism is a figure, not a claim.
 from __future__ import annotations
 
 import argparse
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ..calibrate import realism
 from ..calibrate.report import KEYS, ROLES, calibrate
 from ..replay.discover import DiscoveryError
-from .common import UserError, print_json
+from .common import UserError, add_rot_option, print_json
 
 _LABELS = {
     "sessions": "sessions (logs grouped by sessionId)",
@@ -29,6 +31,8 @@ _LABELS = {
     "parallel_mean": "tool calls per calling response",
     "note_rate": "note rate (result item restated)",
     "reread_rate": "re-read rate (no write between)",
+    "reread_in_view_rate": "  of which the earlier read in view",
+    "reread_after_compaction_rate": "  of which after a compaction",
 }
 
 
@@ -45,6 +49,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="session logs, or folders searched recursively for *.jsonl logs")
     parser.add_argument("--json", action="store_true",
                         help="print the statistics as JSON, with per-file figures in 'files'")
+    parser.add_argument("--simulated", action="store_true",
+                        help="also run and measure the simulated agent's pooled baseline "
+                             f"({len(realism.SCENARIOS)} scenarios × seeds "
+                             f"{realism.SEEDS[0]}–{realism.SEEDS[-1]}, keep-everything on "
+                             f"{realism.MODEL}) and show it beside the logs")
+    parser.add_argument("--markdown", action="store_true",
+                        help="with --simulated: print the README's table")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -61,6 +73,8 @@ def run(args: argparse.Namespace) -> int:
         result = calibrate(args.paths)
     except DiscoveryError as error:
         raise UserError(str(error)) from None
+    if args.simulated or args.markdown:
+        return _simulated(args, result.stats)
     if args.json:
         print_json(result.to_dict())
         return 0 if result.stats["sessions"] else 2
@@ -80,3 +94,20 @@ def run(args: argparse.Namespace) -> int:
                   "a file name, an error name) before the next tool call: see "
                   "ctxlab.calibrate.items.[/]", highlight=False)
     return 0 if result.stats["sessions"] else 2
+
+
+def _simulated(args: argparse.Namespace, real: dict[str, Any]) -> int:
+    """The pooled simulated runs measured beside ``real`` (README "How real is the simulated
+    agent")."""
+    if not args.simulated:
+        raise UserError("--markdown prints the side-by-side table: add --simulated")
+    console = Console(stderr=True)
+    with tempfile.TemporaryDirectory() as folder, console.status("simulated runs") as status:
+        realism.export(Path(folder), progress=lambda done: status.update(f"running {done}"))
+        simulated = calibrate([Path(folder)]).stats
+    if args.json:
+        print_json({"real": real, "simulated": simulated,
+                    "within": {k: realism.within(real, simulated, k) for k in realism.CHECKED}})
+    else:
+        print(realism.markdown(real, simulated))
+    return 0

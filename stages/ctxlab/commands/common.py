@@ -49,6 +49,16 @@ def bounded_int(text: str, low: int, high: int | None = None) -> int:
     return value
 
 
+def add_rot_option(parser: argparse.ArgumentParser, *, default: str = "on",
+                   why: str = "") -> None:
+    """``--rot on|off``: the simulated model's retrieval (context rot, §4; DESIGN §4) on every
+    command that runs the simulated agent; replay answers from recorded replies instead."""
+    parser.add_argument("--rot", choices=("on", "off"), default=default,
+                        help="the simulated model finds a fact in view by its position and "
+                             "the window's fill, as measured models do (on), or always (off); "
+                             f"default {default}{why}")
+
+
 def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run",
                       layer: bool = True) -> None:
     """``--impl``, ``--chain``, ``--set KEY=VALUE`` and ``--layer MODULE:FACTORY``: which

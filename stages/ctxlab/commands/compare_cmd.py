@@ -15,7 +15,14 @@ from ..rows import LARGE_WINDOW_MODEL
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
 from ..view import summary_view
-from .common import UserError, add_layer_options, build_custom, check_layer_options, print_json
+from .common import (
+    UserError,
+    add_layer_options,
+    add_rot_option,
+    build_custom,
+    check_layer_options,
+    print_json,
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print a list of run objects")
     output.add_argument("--markdown", action="store_true", help="print the README's table")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

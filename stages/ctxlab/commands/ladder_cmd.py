@@ -17,7 +17,7 @@ from rich.table import Table
 from .. import use
 from ..ladder import BROKEN, HOLDS, LADDER, NA, PITFALL, VARIANTS, markdown, report
 from ..workbook.layout import STAGES
-from .common import UserError, add_layer_options, build_custom, print_json
+from .common import UserError, add_layer_options, add_rot_option, build_custom, print_json
 
 STYLE = {PITFALL: "cyan", HOLDS: "green", NA: "dim", BROKEN: "bold red"}
 
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     output = parser.add_mutually_exclusive_group()
     output.add_argument("--json", action="store_true", help="print JSON")
     output.add_argument("--markdown", action="store_true", help="print the README's table")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

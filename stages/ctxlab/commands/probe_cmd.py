@@ -13,7 +13,7 @@ from ..beyond.summaries import VARIANTS, compare_summaries
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
 from ..view import compact_table, figures, fitted
-from .common import UserError, positive_int, print_json
+from .common import UserError, add_rot_option, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "history plus 15,000 tokens)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

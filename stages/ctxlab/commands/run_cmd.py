@@ -27,6 +27,7 @@ from ..workbook.layout import STAGES, impl_root
 from .common import (
     UserError,
     add_layer_options,
+    add_rot_option,
     build_custom,
     check_layer_options,
     positive_int,
@@ -66,6 +67,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="write the conversation to this new file as a Claude Code session "
                              "log (not telemetry: what ctxlab calibrate and replay read)")
     parser.add_argument("--json", action="store_true", help="print the run summary as JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

@@ -16,7 +16,7 @@ from ..sim.clock import WallClock
 from ..sim.faults import KINDS, parse_spec
 from ..sim.ratelimit import Limits, RateLimiter
 from ..sim.server import SimServer
-from .common import UserError, bounded_int
+from .common import UserError, add_rot_option, bounded_int
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "(any subset; default the docs' Start tier: 1000 RPM, 2,000,000 "
                              "ITPM, 400,000 OTPM, batch 1000 RPM); 'off' for none")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 
@@ -63,8 +64,10 @@ def run(args: argparse.Namespace) -> int:
                            log=None if args.quiet else console.print)
     except OSError as error:
         raise UserError(f"cannot listen on {args.host}:{args.port}: {error.strerror}") from None
+    agent = f"; answering as {args.scenario}'s agent, context rot {args.rot}" \
+        if args.scenario else ""
     console.print(f"ctxlab simulator listening on [bold]{server.url}[/] "
-                  f"(export ANTHROPIC_BASE_URL={server.url}); Ctrl-C to stop")
+                  f"(export ANTHROPIC_BASE_URL={server.url}){agent}; Ctrl-C to stop")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

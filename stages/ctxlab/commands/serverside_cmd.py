@@ -14,7 +14,7 @@ from ..beyond.server_side import VARIANTS, compare_server_side
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
 from ..view import compact_table, figures, fitted
-from .common import UserError, print_json
+from .common import UserError, add_rot_option, print_json
 
 ABILITIES = "What each can and cannot do"
 ABILITY_MIN_WIDTH = 18  # narrower, the answers wrap a word a line: list them instead
@@ -30,6 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="comma-separated variants: " + ",".join(v.variant for v in VARIANTS))
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

@@ -33,6 +33,11 @@ class CallRecorder:
     def summarize(self, view: ModelView, instructions: str | None) -> str:
         return self.inner.summarize(view, instructions)
 
+    def take_misses(self) -> list[Any]:
+        """The inner model's misses of facts in view (context rot), for the run's telemetry."""
+        take = getattr(self.inner, "take_misses", None)
+        return take() if take is not None else []
+
 
 def _result_text(block: dict[str, Any]) -> str:
     content = block.get("content", "")

@@ -25,13 +25,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from ctxlab import models
 
 from .blocks import Block, as_blocks, clean, synthetic_result
-from .lines import Entry
+from .lines import Entry, seconds
 
 CLIENT_MODEL = models.NOT_A_MODEL  # a message the client wrote itself (an API error, say)
 PLACEHOLDER = ("[replay] the session log starts with an assistant message; this placeholder "
@@ -46,14 +45,6 @@ class Recorded:
     model: str | None = None
     usage: dict[str, Any] | None = None
     at: float | None = None
-
-
-def seconds(timestamp: Any) -> float | None:
-    """An ISO timestamp (``2026-01-21T15:30:16.888Z``) as epoch seconds, None when unreadable."""
-    try:
-        return datetime.fromisoformat(str(timestamp)).timestamp()
-    except ValueError:
-        return None
 
 
 @dataclass

@@ -26,8 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .builder import seconds
-from .lines import MAX_BYTES, Entry, ReadResult, TranscriptError, read_lines
+from .lines import MAX_BYTES, Entry, ReadResult, TranscriptError, read_lines, seconds
 
 Key = tuple[str, str | None]  # (session, agent) as grouped: a file's own key when it names none
 

@@ -18,6 +18,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,14 @@ _SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 class TranscriptError(ValueError):
     """A file that cannot be replayed at all; the message says why, in one line that follows
     the file's name ("x.jsonl is a binary file, …")."""
+
+
+def seconds(timestamp: Any) -> float | None:
+    """An ISO timestamp (``2026-01-21T15:30:16.888Z``) as epoch seconds, None when unreadable."""
+    try:
+        return datetime.fromisoformat(str(timestamp)).timestamp()
+    except ValueError:
+        return None
 
 
 @dataclass

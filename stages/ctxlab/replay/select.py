@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .lines import Entry
+from .lines import Entry, seconds
 
 CONVERSATION = ("user", "assistant")
 
@@ -25,6 +25,7 @@ class Boundary:
     line: int
     trigger: str | None
     pre_tokens: int | None
+    at: float | None = None  # when it was written (epoch seconds), None when unreadable
 
 
 @dataclass
@@ -41,7 +42,8 @@ class Selection:
 def _boundary(entry: Entry) -> Boundary:
     meta = entry.data.get("compactMetadata") or {}
     pre = meta.get("preTokens")
-    return Boundary(entry.line, meta.get("trigger"), pre if isinstance(pre, int) else None)
+    return Boundary(entry.line, meta.get("trigger"), pre if isinstance(pre, int) else None,
+                    seconds(entry.data.get("timestamp")))
 
 
 def select(entries: list[Entry], *, whole_file: bool = False) -> Selection:

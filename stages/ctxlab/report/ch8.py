@@ -35,11 +35,12 @@ def _offloaded(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def worked_example(seed: int = 0) -> dict[str, Any]:
-    """start → after L3 → after L1 → after L2, in tokens, and whether L4 would run."""
+def worked_example(seed: int = 0, *, rot: bool = False) -> dict[str, Any]:
+    """start → after L3 → after L1 → after L2, in tokens, and whether L4 would run. The
+    excerpt's agent finds what it sees: context rot is off unless ``rot`` (§4)."""
     pipeline = load_stage(5)
-    history = run(None, "ch8-worked-example", model="claude-sonnet-4-6",
-                  seed=seed).messages[:MESSAGES]
+    history = run(None, "ch8-worked-example", model="claude-sonnet-4-6", seed=seed,
+                  brain_options={"rot": rot}).messages[:MESSAGES]
     names = {b["id"]: b["name"] for m in history for b in m["content"] if b["type"] == "tool_use"}
     after_l3 = _offloaded(history)
     after_l1, snipped = pipeline.snip(after_l3)

@@ -149,7 +149,8 @@ class Success:
     unchanged: tuple[str, ...] = ()
 
 
-BEHAVIOUR_KEYS = ("note_rate", "output_tokens_median", "output_tokens_p90")
+BEHAVIOUR_KEYS = ("note_rate", "output_tokens_median", "output_tokens_p90",
+                  "reread_in_view_rate")
 """Habits a scenario may set in ``[behaviour]``; unset ones take the calibrated defaults
 (``ctxlab.brain.habits``)."""
 

@@ -31,7 +31,7 @@ from .faults import Fault, FaultPlan
 from .front import Call, HttpFront, SimResponse
 from .ratelimit import RateLimiter
 from .responder import EchoResponder, ModelView, Reply, Responder
-from .schema import Request
+from .schema import Request, parse
 
 __all__ = ["Call", "SimResponse", "Simulator"]
 
@@ -71,6 +71,14 @@ class Simulator(HttpFront):
             rendered = render.render(req)
         return rendered, before, applied
 
+    def view(self, body: dict[str, Any]) -> ModelView:
+        """What the model is shown for the request ``body`` (validated, edits applied), with
+        where each block sits: how ``ctxlab rot`` builds its needle requests."""
+        req = parse(body, {})
+        rendered, _, _ = self._prepare(req)
+        validate.check_window(req, rendered.total)
+        return _view(req, rendered)
+
     def count_tokens(self, req: Request) -> dict[str, Any]:
         """R37 and R31: the create-time total, edits applied, no caching, no new compaction."""
         compaction.settings(req)
@@ -91,12 +99,12 @@ class Simulator(HttpFront):
         prefix: list[dict[str, Any]] = []
         iterations: list[dict[str, Any]] = []
         if compact is not None and rendered.total >= compact["trigger"]:  # R33
-            summary = self.responder.summarize(_view(req), compact["instructions"])
+            summary = self.responder.summarize(_view(req, rendered), compact["instructions"])
             iterations.append({"type": "compaction", "input_tokens": rendered.total,
                                "output_tokens": count_text(summary)})
             prefix.append(compaction.compacted(req, summary))
             rendered = render.render(req)
-        view = _view(req)
+        view = _view(req, rendered)
         digest = view.digest
         msg_id = output.message_id(digest)
         paused = bool(prefix) and compact is not None and compact["pause"]  # R34
@@ -151,7 +159,13 @@ class Simulator(HttpFront):
                 "service_tier": "standard"}
 
 
-def _view(req: Request) -> ModelView:
+def _view(req: Request, rendered: render.Rendered | None = None) -> ModelView:
+    """What the model sees; with ``rendered``, where each block sits in the request (for the
+    brain's retrieval model, DESIGN §4)."""
+    spans = () if rendered is None else tuple(
+        (p.cumulative - p.tokens, p.tokens) for p in rendered.positions if p.zone != "tools")
     return ModelView(model=req.model, system=req.system, messages=req.messages, tools=req.tools,
                      tool_choice=req.tool_choice, thinking=req.thinking,
-                     max_tokens=req.max_tokens or 0, body=req.body)
+                     max_tokens=req.max_tokens or 0, body=req.body,
+                     input_tokens=rendered.total if rendered is not None else 0,
+                     window=req.spec.context_window, spans=spans)

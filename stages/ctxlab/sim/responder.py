@@ -33,6 +33,12 @@ class ModelView:
     thinking: dict[str, Any] | None
     max_tokens: int
     body: dict[str, Any] = field(repr=False, default_factory=dict)
+    input_tokens: int = 0
+    """The request's rendered input tokens (0 when the view was built without rendering)."""
+    window: int = 0
+    """The model's context window: ``input_tokens / window`` is the request's occupancy."""
+    spans: tuple[tuple[int, int], ...] = field(repr=False, default=())
+    """(first token, tokens) of each system block, then of each message block, in order."""
 
     @cached_property  # the view is never changed: the simulator and the brain both ask
     def digest(self) -> str:

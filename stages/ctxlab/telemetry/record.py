@@ -88,6 +88,9 @@ class TurnRecord:
     thrash: bool = False
     error: ErrorInfo | None = None
     clock: float = 0.0
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    """Visible facts the model did not find on this call: ``{"fact", "position",
+    "occupancy"}`` each (the simulated model's retrieval, DESIGN §4)."""
 
     @property
     def total_tokens(self) -> int:

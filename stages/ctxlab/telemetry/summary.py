@@ -94,6 +94,9 @@ class RunSummary:
     consecutive_failures: int = 0
     retrigger_after_compaction: int = 0
     summary_calls: int = 0
+    misses: list[dict[str, Any]] = field(default_factory=list)
+    """Every visible fact the model did not find: ``{"turn", "fact", "position",
+    "occupancy"}`` (DESIGN §4, retrieval)."""
 
     @property
     def thrash_pathological(self) -> bool:
@@ -130,6 +133,7 @@ class RunSummary:
             consecutive_failures=consecutive_failures(records),
             retrigger_after_compaction=retrigger_after_compaction(records),
             summary_calls=sum(r.kind == "summary" for r in records),
+            misses=[{"turn": r.turn, **miss} for r in records for miss in r.misses],
         )
 
     def to_dict(self) -> dict[str, Any]:

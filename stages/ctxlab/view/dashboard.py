@@ -46,12 +46,15 @@ def occupancy_bar(record: TurnRecord, *, width: int = 40) -> Table:
 
 
 def totals(records: list[TurnRecord]) -> Text:
-    """Cumulative figures so far: calls, tokens (the running total bill, §12.1), cost, peak."""
+    """Cumulative figures so far: calls, tokens (the running total bill, §12.1), cost, peak,
+    and the visible facts the model did not find (context rot, §4)."""
     spent = sum(r.total_tokens for r in records)
     cost = sum(r.cost_usd for r in records)
     peak = max((r.occupancy for r in records), default=0.0)
+    missed = sum(len(r.misses) for r in records)
     return Text(f"calls {len(records)} · tokens so far {fmt_tokens(spent)} · "
-                f"cost {fmt_usd(cost)} · peak occupancy {fmt_percent(peak)}")
+                f"cost {fmt_usd(cost)} · peak occupancy {fmt_percent(peak)} · "
+                f"facts missed {missed}")
 
 
 class Dashboard:

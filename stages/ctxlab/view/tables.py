@@ -113,6 +113,7 @@ ROWS: tuple[tuple[str, Callable[[RunSummary], str]], ...] = (
     ("peak occupancy", lambda s: fmt_percent(s.peak_occupancy)),
     ("duplicate call rate", lambda s: fmt_percent(s.duplicate_call_rate)),
     ("longest unchanged run", _unchanged_run),
+    ("facts in view not found", lambda s: str(len(s.misses))),
     ("compactions", lambda s: _per_layer(s.compactions_per_layer)),
     ("tokens freed", lambda s: _per_layer(s.tokens_freed_per_layer)),
     ("re-trigger after compaction", lambda s: str(s.retrigger_after_compaction)),
