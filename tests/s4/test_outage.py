@@ -28,7 +28,7 @@ def test_with_the_breaker_three_calls_then_local_truncation() -> None:
     result = _outage(5, breaker=True)
     assert result.summary.error is None
     assert result.summary.summary_calls == 3
-    assert result.summary.compactions_per_layer == {"truncate": 1}
+    assert set(result.summary.compactions_per_layer) == {"truncate"}  # no summary after that
     # The fallback calls no model and keeps no summary of what it cuts: the user's early
     # request about svc-121 (which has no manifest, so no tool can fetch it again) is gone,
     # and the task is not done — what stage 5 keeps the user's own words for (§12.3).

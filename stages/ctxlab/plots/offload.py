@@ -102,23 +102,23 @@ def offloaded(run: RunResult) -> list[Offloaded]:
 
 def recovery_reads(run: RunResult) -> list[tuple[int, str]]:
     """(turn, path) of every ``read_file`` of an offloaded result: the pointer followed."""
+    calls = [(r.turn, c["input_hash"]) for r in run.records if r.kind == "agent"
+             for c in r.tool_calls if c["name"] == "read_file"]  # in order, each used once
     reads = []
     for use in tool_uses(run.messages).values():
         path = (use.get("input") or {}).get("path", "")
         if use["name"] != "read_file" or not POINTER.search(str(path)):
             continue
         fingerprint = input_hash(use["input"])
-        turn = next((r.turn for r in run.records if r.kind == "agent" and any(
-            c["name"] == "read_file" and c["input_hash"] == fingerprint for c in r.tool_calls)),
-            0)
-        reads.append((turn, path))
+        at = next((k for k, (_, h) in enumerate(calls) if h == fingerprint), None)
+        reads.append((calls.pop(at)[0] if at is not None else 0, path))
     return sorted(reads)
 
 
 def plot_offloads(run: RunResult, *, title: str | None = None) -> Figure:
     """One bar per offloaded result: its full length against the preview left in context."""
     items = offloaded(run)
-    back = {path: turn for turn, path in recovery_reads(run)}
+    back = {path: turn for turn, path in reversed(recovery_reads(run))}  # the first read
     fig = new_figure(9, 0.38 * len(items) + 1.8)
     ax = fig.add_subplot()
     labels = [f"{o.call[:38]} (turn {o.turn})" for o in items]
