@@ -14,7 +14,7 @@ from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import habits, probe, summary, workset
+from . import delegate, habits, probe, summary, workset
 from .habits import Behaviour
 from .plan import Action, decide, is_done, variant
 from .request import SummaryRequest, find_request, parse
@@ -34,6 +34,7 @@ _WHY = {
     "summary": "a summary of the conversation was requested",
     "no-tools": "the next step needs a tool and none is offered",
     "refresh": "the file to edit is not in view as it is now",
+    "delegate": "the next part of the plan can go to a sub-agent",
 }
 
 
@@ -63,15 +64,20 @@ class Brain:
                                       output_tokens_median=output_tokens_median,
                                       output_tokens_p90=output_tokens_p90)
         self._finder = Finder(scenario)
+        self._parts: dict[str, Brain] = {}
 
     def respond(self, view: ModelView) -> Reply:
         """Answer one request: a summary when asked for one, else the plan's next action."""
         answers = probe.respond(self.scenario, self._finder, view)  # §12.5 probe questions
         if answers is not None:
             return Reply([_text(answers)])
-        seen = scan(view, self._finder)
+        part = delegate.assignment(self.scenario, view)
+        if part is not None:  # a sub-agent's prompt: it works on its part (§11)
+            return self._part(part).respond(view)
+        seen = delegate.credit(self.scenario, scan(view, self._finder))
         request = find_request(view)
-        action = self._working_set(view, decide(self.scenario, seen))
+        action = self._working_set(view, delegate.delegated(
+            self.scenario, view, seen, decide(self.scenario, seen)))
         if request is not None:
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
@@ -82,7 +88,7 @@ class Brain:
                 return self._reply(view, seen, "summary",
                                    [_text(self._summary(seen, request))], pad=False)
         if not action.calls:
-            return self._reply(view, seen, action.kind, [_text(self._closing(seen, action))])
+            return self._reply(view, seen, action.kind, [_text(self._closing(view, seen, action))])
         missing = sorted({call.tool for call in action.calls if not view.offers(call.tool)})
         if missing:  # it never calls a tool the request did not offer
             offer = f"no {', '.join(missing)} tool" if view.tools_allowed else "no tools"
@@ -92,6 +98,16 @@ class Brain:
         said = _SAYS.get(action.kind) or self._announce(action)
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)
+
+    def _part(self, part: Scenario) -> Brain:
+        """The same model on a part of the plan, with the same habits."""
+        if part.name not in self._parts:
+            habit = self.behaviour
+            self._parts[part.name] = Brain(
+                part, seed=self.seed, tool_instead_of_summary=self.tool_instead_of_summary,
+                note_rate=habit.note_rate, output_tokens_median=habit.output_tokens_median,
+                output_tokens_p90=habit.output_tokens_p90)
+        return self._parts[part.name]
 
     def _working_set(self, view: ModelView, action: Action) -> Action:
         """Edits made from the copy of the file in view; a read first when there is none."""
@@ -123,7 +139,9 @@ class Brain:
                     f"{len(action.calls) - 1} more call(s) of the same kind in parallel.")
         return f"Next I will {summary.note(action.step)}."
 
-    def _closing(self, seen: Visible, action: Action) -> str:
+    def _closing(self, view: ModelView, seen: Visible, action: Action) -> str:
+        if delegate.is_part(self.scenario):  # a sub-agent ends with its report (§11.4)
+            return delegate.report(self.scenario, seen, view, self._finder)
         done = [s for s in self.scenario.steps if is_done(s, seen, self.scenario)]
         steps = "\n".join(f"- {summary.note(s)}" for s in done)
         if action.kind == "give-up":

@@ -27,8 +27,10 @@ from ..workbook.layout import STAGES, impl_root
 from .common import (
     UserError,
     add_layer_options,
+    add_subagent_options,
     build_custom,
     check_layer_options,
+    delegation,
     positive_int,
     print_json,
 )
@@ -46,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help=f"scenario name (default long-task); one of: {', '.join(names())}")
     parser.add_argument("--model", help="model id (default: the scenario's; see ctxlab models)")
     add_layer_options(parser)
+    add_subagent_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
     parser.add_argument("--max-turns", type=positive_int, metavar="N",
                         help="stop after N turns (N ≥ 1; default: 3 per scenario step + 20)")
@@ -120,6 +123,7 @@ def run(args: argparse.Namespace) -> int:
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     options = dict(args.options)
+    delegate = delegation(args, options)
     if args.layer is not None:
         build_custom(args.layer, options)
     elif options:
@@ -141,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
                                     layer_options=options or None, layer=args.layer,
+                                    delegation=delegate,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,
