@@ -199,6 +199,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     """
     plan = scenarios.load(scenario)
     model = model or plan.model
+    layer_options, delegating = subagents.split(layer_options, delegation)
     first = load_stage(1)
     module = load_stage(stage) if stage is not None else first
     if stage is not None and layer is not None:
@@ -209,7 +210,6 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         label = label or layer
         layer = custom.build(layer, layer_options)
     server = server or ServerEdits()
-    delegating = subagents.Delegation.of(delegation)
     children: list[tuple[str, RunResult]] = []
     sim = simulator or Simulator(responder=Brain(plan, seed=seed, **(brain_options or {})))
     records: list[TurnRecord] = []

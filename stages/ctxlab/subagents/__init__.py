@@ -6,7 +6,7 @@ through the one runner and bills the run as parent plus children.
 """
 
 from .child import Child, bill, opening, starter
-from .tool import HANDOFFS, TASK_TOOL, Delegation, child_system, offered, tools_for
+from .tool import HANDOFFS, TASK_TOOL, Delegation, child_system, offered, split, tools_for
 
 __all__ = ["HANDOFFS", "TASK_TOOL", "Child", "Delegation", "bill", "child_system", "offered",
-           "opening", "starter", "tools_for"]
+           "opening", "split", "starter", "tools_for"]

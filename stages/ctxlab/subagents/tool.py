@@ -73,6 +73,17 @@ class Delegation:
         return made
 
 
+def split(layer_options: Mapping[str, Any] | None,
+          delegation: Mapping[str, Any] | None) -> tuple[dict[str, Any] | None, Delegation]:
+    """``--set handoff=…`` is the sub-agent tool's option, not the layer's: taken out of the
+    layer options into the delegation (so a ladder variant can name it like any other)."""
+    options = dict(layer_options or {})
+    chosen = dict(delegation or {})
+    if "handoff" in options:
+        chosen["handoff"] = options.pop("handoff")
+    return options or None, Delegation.of(chosen)
+
+
 def offered(plan: Scenario, delegation: Delegation) -> bool:
     """Whether the run offers the tool: enabled, and a part of the plan may be delegated."""
     return delegation.enabled and any(step.delegate for step in plan.steps)
