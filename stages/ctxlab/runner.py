@@ -72,6 +72,7 @@ class RunResult:
     session: Session | None = field(default=None, repr=False)  # its final state (tools, ids)
     loss: LossManifest | None = field(default=None, repr=False)  # where removed blocks went
     original: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every block
+    children: list[tuple[str, RunResult]] = field(default_factory=list, repr=False)  # §11
 
 
 def load_stage(number: int) -> ModuleType:
@@ -204,6 +205,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     module = load_stage(stage) if stage is not None else first
     if stage is not None and layer is not None:
         raise ValueError("pass a stage or a layer, not both")
+    spec = layer if isinstance(layer, str) else None  # a child builds its own from it
     if stage is not None:
         layer = module.make_layer(**(layer_options or {}))
     elif isinstance(layer, str):
@@ -290,7 +292,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                                   confirm=confirm_command)
         if child is None and subagents.offered(plan, delegating):
             toolbox.task = subagents.starter(
-                run, children, delegating, root=folder.root, stage=stage,
+                run, children, delegating, root=folder.root, stage=stage, layer=spec,
                 layer_options=layer_options, scenario=scenario, model=model, seed=seed,
                 simulator=sim, max_turns=max_turns)
         try:
@@ -315,4 +317,4 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                                       error=error)
     summary = subagents.bill(summary, children)
     return RunResult(summary, records, messages, outcome.problems, sim, layer, session,
-                     manifest, tracker.original)
+                     manifest, tracker.original, children)

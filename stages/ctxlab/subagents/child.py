@@ -42,11 +42,13 @@ def opening(plan: Scenario, child: Child | None) -> dict[str, Any]:
 
 
 def starter(run: Callable[..., Any], children: list[tuple[str, Any]], delegation: Delegation, *,
-            root: Path, stage: int | None, layer_options: dict[str, Any] | None,
+            root: Path, stage: int | None, layer: str | None,
+            layer_options: dict[str, Any] | None,
             **same: Any) -> Callable[[Mapping[str, Any]], ToolOutput]:
     """The ``task`` tool of one parent: each call runs a child with ``run`` (the runner),
     ``same`` (scenario, model, seed, simulator) as the parent's, and keeps its description
-    and ``RunResult`` in ``children``. The parent's layer options go to a child of its stage."""
+    and ``RunResult`` in ``children``. A child of the parent's stage (or of its ``layer``,
+    ``MODULE:FACTORY``, when it has no stage) gets the parent's layer options."""
     child_stage = delegation.stage if delegation.stage is not None else stage
     options = layer_options if child_stage == stage else None
 
@@ -60,8 +62,11 @@ def starter(run: Callable[..., Any], children: list[tuple[str, Any]], delegation
             return ToolOutput(f"Error: {error}", is_error=True)
         child = Child(root, str(tool_input["prompt"]), child_system(delegation), names,
                       str(tool_input["description"]))
-        result = run(child_stage, child=child, layer_options=options, **same)
-        children.append((child.description, result))
+        result = run(child_stage, child=child, layer_options=options,
+                     layer=layer if child_stage is None else None, **same)
+        # kept without its API client and simulator (the parent's): a run can be shared
+        children.append((child.description,
+                         dataclasses.replace(result, session=None, simulator=None)))
         return ToolOutput(_report(result.messages))
 
     return task
