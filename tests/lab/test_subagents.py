@@ -3,6 +3,8 @@ versus writing, and a run without a delegable part left as it was."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from ctxlab import runner, scenarios
@@ -94,3 +96,16 @@ def test_bad_delegation_options_are_refused() -> None:
         Delegation.of({"handoff": "poem"})
     with pytest.raises(ValueError, match="unknown delegation option"):
         Delegation.of({"depth": 2})
+
+
+def test_the_command_line_options(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--set handoff=…`` is checked before any work; ``--no-subagents`` runs inline."""
+    from ctxlab.cli import main
+
+    assert main(["run", "--stage", "5", "--scenario", "isolate-read",
+                 "--set", "handoff=poem"]) == 2
+    assert "expected one of structured, free" in capsys.readouterr().err
+    assert main(["run", "--stage", "5", "--scenario", "isolate-write", "--no-subagents",
+                 "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["success"] and "subagents" not in data

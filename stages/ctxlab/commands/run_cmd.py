@@ -164,6 +164,12 @@ def run(args: argparse.Namespace) -> int:
     if summary.error:
         console.print(explain_error(summary.error["type"], summary.error["message"]))
     console.print(summary_view(console, summary))
+    if summary.subagents:  # §11
+        console.print("the totals include the sub-agents:", highlight=False)
+    for child in summary.subagents:
+        console.print(f"+ sub-agent {escape(str(child['description']))}: {child['turns']} "
+                      f"turns, {child['tokens_per_task']:,} tokens, ${child['cost_usd']:.4f}, "
+                      f"peak {child['peak_occupancy']:.1%}", highlight=False)
     verdict = "[green]task done[/]" if summary.success else "[red]task not done[/]"
     console.print(verdict + (f": {'; '.join(result.problems)}" if result.problems else ""))
     return 0
