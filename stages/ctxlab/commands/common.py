@@ -54,7 +54,9 @@ def add_subagent_options(parser: argparse.ArgumentParser) -> None:
     scenario's plan has a part a sub-agent may take; ``--set handoff=free`` picks its naive
     hand-off (``delegation``)."""
     parser.add_argument("--no-subagents", action="store_true",
-                        help="do not offer the sub-agent tool: delegable parts run inline")
+                        help="do not offer the sub-agent tool (§11): a scenario's delegable "
+                             "parts run inline; --set handoff=free makes the sub-agents "
+                             "report in free prose instead of sections")
     parser.add_argument("--subagent-stage", type=int, metavar="N", choices=range(1, 6),
                         help="the stage of the sub-agents' context layer (default: the "
                              "parent's)")
