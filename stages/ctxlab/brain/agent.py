@@ -9,6 +9,7 @@ summarizer sometimes get called (§9.6).
 
 from __future__ import annotations
 
+import copy
 import random
 from typing import Any
 
@@ -100,13 +101,11 @@ class Brain:
         return self._reply(view, seen, action.kind, blocks)
 
     def _part(self, part: Scenario) -> Brain:
-        """The same model on a part of the plan, with the same habits."""
+        """The same model (every setting and habit of this one) on a part of the plan."""
         if part.name not in self._parts:
-            habit = self.behaviour
-            self._parts[part.name] = Brain(
-                part, seed=self.seed, tool_instead_of_summary=self.tool_instead_of_summary,
-                note_rate=habit.note_rate, output_tokens_median=habit.output_tokens_median,
-                output_tokens_p90=habit.output_tokens_p90)
+            model = copy.copy(self)
+            model.scenario, model._finder, model._parts = part, Finder(part), {}
+            self._parts[part.name] = model
         return self._parts[part.name]
 
     def _working_set(self, view: ModelView, action: Action) -> Action:
