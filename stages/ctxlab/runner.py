@@ -294,7 +294,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             toolbox.task = subagents.starter(
                 run, children, delegating, root=folder.root, stage=stage, layer=spec,
                 layer_options=layer_options, scenario=scenario, model=model, seed=seed,
-                simulator=sim, max_turns=max_turns)
+                simulator=sim, max_turns=max_turns, live=live, confirm_command=confirm_command)
         try:
             messages = first.run_loop(session, messages, toolbox, layer=layer,
                             follow_ups=follow_ups if child is None else None,
