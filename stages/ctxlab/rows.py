@@ -108,15 +108,18 @@ ORACLE_ROW = Row(ORACLE, "the lower bound from the scenario's plan", "oracle",
                  layer="ctxlab.oracle:make_oracle", plan=True)
 
 
-def result(row: Row, scenario: str, *, seed: int = 0, model: str | None = None) -> RunResult:
-    """``row`` run on ``scenario`` (on ``model`` instead of the scenario's, when given)."""
+def result(row: Row, scenario: str, *, seed: int = 0, model: str | None = None,
+           delegation: dict[str, Any] | None = None) -> RunResult:
+    """``row`` run on ``scenario`` (on ``model`` instead of the scenario's, when given;
+    ``delegation``: the runner's sub-agent settings, §11)."""
     own = model or scenarios.load(scenario).model
     used = row.model(own)
     options = {**row.options, **({"scenario": scenario} if row.plan else {})}
     label = None if row.kind in ("stage", "baseline", "layer") else str(row.name)
     return run(row.stage, scenario, model=None if used == own and model is None else used,
                seed=seed, layer=row.layer, layer_options=options or None,
-               server=ServerEdits(row.edits) if row.edits else None, label=label)
+               server=ServerEdits(row.edits) if row.edits else None, label=label,
+               delegation=delegation)
 
 
 def as_dict(row: Row, ran: RunResult, model: str) -> dict[str, Any]:

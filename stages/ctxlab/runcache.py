@@ -47,7 +47,8 @@ from .workbook.router import FINDER
 
 ENV = "CTXLAB_RUN_CACHE"
 PLAIN = frozenset({"stage", "scenario", "model", "seed", "max_turns", "layer_options",
-                   "brain_options", "label", "layer", "server"})  # may vary between shared runs
+                   "brain_options", "label", "layer", "server",
+                   "delegation"})  # may vary between shared runs
 DEFAULTS = {"live": False, "resume": False}  # the rest must be these, or None
 
 F = TypeVar("F", bound=Callable[..., Any])

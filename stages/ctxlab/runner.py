@@ -32,8 +32,9 @@ from typing import Any
 
 import anthropic
 
-from . import custom, dynamic, runcache, scenarios
+from . import custom, dynamic, runcache, scenarios, subagents
 from .brain import Brain
+from .brain.delegate import TASK
 from .journal import Journal, ResumePoint, begin, resumable
 from .loss import LossManifest, Tracker, verify
 from .server_edits import BetaSession, ServerEdits, beta_client, compaction_usage, server_events
@@ -49,7 +50,7 @@ from .telemetry import (
     record_from_usage,
     tool_call,
 )
-from .tools import LIVE_ALLOWED_PROGRAMS, ToolBox, ToolOutput, definitions, to_tool_result
+from .tools import LIVE_ALLOWED_PROGRAMS, ToolBox, ToolOutput, to_tool_result
 from .workbook.layout import stage as stage_info
 
 SYSTEM = ("You are a careful coding agent working in a small repository. Use the tools to "
@@ -71,6 +72,7 @@ class RunResult:
     session: Session | None = field(default=None, repr=False)  # its final state (tools, ids)
     loss: LossManifest | None = field(default=None, repr=False)  # where removed blocks went
     original: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every block
+    children: list[tuple[str, RunResult]] = field(default_factory=list, repr=False)  # §11
 
 
 def load_stage(number: int) -> ModuleType:
@@ -91,9 +93,11 @@ class _MeteredToolBox(ToolBox):
         self.pending: list[tuple[str, str, Any]] = []  # (id, name, input) of the last response
         self.calls = 0
         self.changed: list[str] = []  # files edited or written, for the dynamic context
+        self.task: Callable[[Mapping[str, Any]], ToolOutput] | None = None  # sub-agents, §11
 
     def run(self, name: str, tool_input: Mapping[str, Any]) -> ToolOutput:
-        output = super().run(name, tool_input)
+        output = (self.task(tool_input) if name == TASK and self.task is not None
+                  else super().run(name, tool_input))
         self.calls += 1
         path = tool_input.get("path")
         if name in ("edit_file", "write_file") and isinstance(path, str) \
@@ -171,7 +175,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         resume: bool = False,
         confirm_command: Callable[[list[str]], bool] | None = None,
         export_log: str | os.PathLike[str] | None = None, layer: Any = None,
-        server: ServerEdits | None = None, label: str | None = None) -> RunResult:
+        server: ServerEdits | None = None, label: str | None = None,
+        delegation: dict[str, Any] | None = None,
+        child: subagents.Child | None = None) -> RunResult:
     """Run ``stage`` (1–5, or None for no context layer) on ``scenario``.
 
     ``layer``: with ``stage=None``, run this context layer instead — an object with
@@ -185,22 +191,28 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     ``LIVE_ALLOWED_PROGRAMS``, and any other only when ``confirm_command(argv)`` agrees.
     ``export_log``: also write the conversation to this file as a Claude Code session log
     (``ClaudeCodeLog``), for ``ctxlab calibrate`` and ``ctxlab replay``.
+    ``delegation``: the sub-agent tool's options (``subagents.Delegation``: ``enabled``,
+    ``stage``, ``handoff``); a run whose plan has a delegable part offers it, and its children
+    run through here with ``child`` (their prompt, tools, and the parent's workspace).
 
     With ``$CTXLAB_RUN_CACHE`` set (``make test`` does), a run its arguments determine is
     computed once and shared between processes (``ctxlab.runcache``).
     """
     plan = scenarios.load(scenario)
     model = model or plan.model
+    layer_options, delegating = subagents.split(layer_options, delegation)
     first = load_stage(1)
     module = load_stage(stage) if stage is not None else first
     if stage is not None and layer is not None:
         raise ValueError("pass a stage or a layer, not both")
+    spec = layer if isinstance(layer, str) else None  # a child builds its own from it
     if stage is not None:
         layer = module.make_layer(**(layer_options or {}))
     elif isinstance(layer, str):
         label = label or layer
         layer = custom.build(layer, layer_options)
     server = server or ServerEdits()
+    children: list[tuple[str, RunResult]] = []
     sim = simulator or Simulator(responder=Brain(plan, seed=seed, **(brain_options or {})))
     records: list[TurnRecord] = []
     turn = 0
@@ -250,10 +262,13 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
     export = (ClaudeCodeLog(export_log, session=f"{scenario}:{stage}:{seed}")
               if export_log is not None else None)
     header = {"stage": stage if label is None else label, "scenario": scenario, "model": model}
-    place, point = _workspace(plan, workspace, resume, header)
+    place, point = (_workspace(plan, workspace, resume, header) if child is None else
+                    (contextlib.nullcontext(SimpleNamespace(root=child.root)), None))
     with place as folder:
         session = BetaSession(beta_client(_client(sim, live), server), model,
-                              [{"type": "text", "text": SYSTEM}], definitions(), folder.root,
+                              [{"type": "text", "text": child.system if child else SYSTEM}],
+                              subagents.tools_for(plan, delegating, child and child.tools),
+                              folder.root,
                               observer=observe, server=server,
                               now=time.monotonic if live else lambda: sim.clock.now)
         session.dynamic = lambda: dynamic.render(
@@ -269,7 +284,7 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                 logging.getLogger("ctxlab").warning(
                     "warning: offloaded before the crash, now lost: %s", problem)
         else:
-            messages = [scenarios.opening(plan)]
+            messages = [subagents.opening(plan, child)]
             tracker = Tracker(messages)
         follow_ups = _TrackedFollowUps(plan, tracker)
         if point is not None:  # what was released before the crash is already in the history
@@ -277,9 +292,14 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
         toolbox = _MeteredToolBox(folder.root, on_repeat=flag_repeat, tracker=tracker,
                                   allowed=LIVE_ALLOWED_PROGRAMS if live else None,
                                   confirm=confirm_command)
+        if child is None and subagents.offered(plan, delegating):
+            toolbox.task = subagents.starter(
+                run, children, delegating, root=folder.root, stage=stage, layer=spec,
+                layer_options=layer_options, scenario=scenario, model=model, seed=seed,
+                simulator=sim, max_turns=max_turns, live=live, confirm_command=confirm_command)
         try:
             messages = first.run_loop(session, messages, toolbox, layer=layer,
-                            follow_ups=follow_ups,
+                            follow_ups=follow_ups if child is None else None,
                             max_turns=_turns(max_turns, plan))
         except anthropic.APIError as failure:
             error = error_info(failure)
@@ -292,9 +312,11 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             if export is not None:
                 export.close(tracker.original)
         manifest = tracker.manifest(messages, folder.root)
-        outcome = scenarios.check(plan, folder.root)
+        outcome = (scenarios.check(plan, folder.root) if child is None  # a child: the parent's
+                   else scenarios.CheckResult(error is None, (), ""))  # check comes later
     summary = RunSummary.from_records(records, stage=label or stage or KEEP_EVERYTHING,
                                       scenario=scenario, success=outcome.passed and not error,
                                       error=error)
+    summary = subagents.bill(summary, children)
     return RunResult(summary, records, messages, outcome.problems, sim, layer, session,
-                     manifest, tracker.original)
+                     manifest, tracker.original, children)

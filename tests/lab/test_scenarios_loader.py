@@ -109,6 +109,10 @@ def test_a_good_file_loads(tmp_path: Path) -> None:
     ('source = "ws"', 'source = "ws"\nsorce = "ws"', "bad.toml: workspace.sorce: unknown field"),
     ('ok = "CHECK OK"', 'ok = "CHECK OK"\nshort = "CHECK"',
      "bad.toml: facts.short: its marker occurs inside the marker of fact 'ok'"),
+    ('yields = ["greeting"]\n', 'yields = ["greeting"]\ndelegate = "look"\n',
+     "bad.toml: steps[0].note: a delegable step needs a note of its own"),
+    ('needs = ["greeting"]\n', 'needs = ["greeting"]\ndelegate = "fix"\nnote = "fix it"\n',
+     "bad.toml: steps[1].yields: the last step of part 'fix' must yield a fact"),
 ])
 def test_bad_files_are_rejected_naming_file_and_field(tmp_path: Path, old: str, new: str,
                                                       message: str) -> None:
@@ -117,6 +121,17 @@ def test_bad_files_are_rejected_naming_file_and_field(tmp_path: Path, old: str, 
         load_text(tmp_path, GOOD.replace(old, new, 1))
     assert str(caught.value).startswith(message)
     assert "\n" not in str(caught.value)
+
+
+def test_a_delegable_part_is_adjacent_steps(tmp_path: Path) -> None:
+    text = GOOD.replace('yields = ["greeting"]\n', 'yields = ["greeting"]\ndelegate = "p"\n'
+                        'note = "read it"\n').replace('yields = ["ok"]\n', 'yields = ["ok"]\n'
+                                                       'delegate = "p"\nnote = "check it"\n')
+    with pytest.raises(ScenarioError, match=r"steps\[2\]\.delegate: the steps of part 'p' must "
+                                            "be adjacent"):
+        load_text(tmp_path, text)
+    assert [s.delegate for s in load_text(tmp_path, text.replace(
+        'delegate = "p"\nnote = "check it"', 'note = "check it"')).steps] == ["p", None, None]
 
 
 @pytest.mark.parametrize(("extra", "message"), [

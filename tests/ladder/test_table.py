@@ -12,7 +12,7 @@ from ctxlab.workbook.layout import repo_root
 IDS = ("estimate-bias", "overflow", "orphan-tool-result", "thrash", "read-exemption-loop",
        "parallel-explosion", "history-fills-window", "summary-ptl", "summary-loses-constraint",
        "forgets-files", "failure-storm", "cache-collapse-at-compaction", "one-big-hammer",
-       "volatile-in-static-zone", "dead-layer")
+       "volatile-in-static-zone", "dead-layer", "handoff-loss")
 
 
 def test_one_rung_per_guide_pitfall() -> None:

@@ -54,11 +54,14 @@ def slack(oracle: RunResult, other: RunResult) -> int:
 def _check(scenario: str, seed: int, others: list[Row]) -> list[tuple[str, int, int]]:
     """(row, its tokens, the slack) of every row that finished; fails on one below the bound."""
     use("solutions")
-    oracle = result(ORACLE_ROW, scenario, seed=seed)
+    # The oracle bounds one context: a plan with a part for a sub-agent runs inline (§11).
+    plan = scenarios.load(scenario)
+    inline = {"enabled": False} if any(step.delegate for step in plan.steps) else None
+    oracle = result(ORACLE_ROW, scenario, seed=seed, delegation=inline)
     assert oracle.summary.success, oracle.problems
     finished = []
     for row in others:
-        other = result(row, scenario, seed=seed)
+        other = result(row, scenario, seed=seed, delegation=inline)
         if not other.summary.success:
             continue
         allowed = slack(oracle, other)

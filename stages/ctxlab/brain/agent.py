@@ -9,13 +9,14 @@ summarizer sometimes get called (§9.6).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import random
 from typing import Any
 
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
-from . import habits, probe, rereads, retrieval, summary, workset
+from . import delegate, habits, probe, rereads, retrieval, summary, workset
 from .habits import Behaviour
 from .plan import Action, decide, group, is_done, variant
 from .request import SummaryRequest, find_request, parse
@@ -37,6 +38,7 @@ _WHY = {
     "no-tools": "the next step needs a tool and none is offered",
     "refresh": "the file to edit is not in view as it is now",
     "reread": "it is worth checking a file in view once more before the next step",
+    "delegate": "the next part of the plan can go to a sub-agent",
 }
 
 
@@ -73,15 +75,20 @@ class Brain:
         self._finder = Finder(scenario)
         self.rot = rot
         self.misses: list[retrieval.Miss] = []
+        self._parts: dict[str, Brain] = {}
 
     def respond(self, view: ModelView) -> Reply:
         """Answer one request: a summary when asked for one, else the plan's next action."""
         answers = probe.respond(self.scenario, self._finder, view)  # §12.5 probe questions
         if answers is not None:
             return Reply([_text(answers)])
-        seen = scan(view, self._finder)
+        part = delegate.assignment(self.scenario, view)
+        if part is not None:  # a sub-agent's prompt: it works on its part (§11)
+            return self._part(part).respond(view)
+        seen = delegate.credit(self.scenario, scan(view, self._finder))
         request = find_request(view)
-        action = self._working_set(view, self._decide(view, seen))
+        action = self._working_set(view, delegate.delegated(
+            self.scenario, view, seen, self._decide(view, seen)))
         if request is not None:
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
@@ -92,7 +99,7 @@ class Brain:
                 return self._reply(view, seen, "summary",
                                    [_text(self._summary(seen, request))], pad=False)
         if not action.calls:
-            return self._reply(view, seen, action.kind, [_text(self._closing(seen, action))])
+            return self._reply(view, seen, action.kind, [_text(self._closing(view, seen, action))])
         missing = sorted({call.tool for call in action.calls if not view.offers(call.tool)})
         if missing:  # it never calls a tool the request did not offer
             offer = f"no {', '.join(missing)} tool" if view.tools_allowed else "no tools"
@@ -126,6 +133,14 @@ class Brain:
         taken, self.misses = self.misses, []
         return taken
 
+    def _part(self, part: Scenario) -> Brain:
+        """The same model (every setting and habit of this one) on a part of the plan."""
+        if part.name not in self._parts:
+            model = copy.copy(self)
+            model.scenario, model._finder, model._parts = part, Finder(part), {}
+            self._parts[part.name] = model
+        return self._parts[part.name]
+
     def _working_set(self, view: ModelView, action: Action) -> Action:
         """Edits made from the copy of the file in view; a read first when there is none."""
         if action.kind != "step" or action.step is None:
@@ -156,7 +171,9 @@ class Brain:
                     f"{len(action.calls) - 1} more call(s) of the same kind in parallel.")
         return f"Next I will {summary.note(action.step)}."
 
-    def _closing(self, seen: Visible, action: Action) -> str:
+    def _closing(self, view: ModelView, seen: Visible, action: Action) -> str:
+        if delegate.is_part(self.scenario):  # a sub-agent ends with its report (§11.4)
+            return delegate.report(self.scenario, seen, view, self._finder)
         done = [s for s in self.scenario.steps if is_done(s, seen, self.scenario)]
         steps = "\n".join(f"- {summary.note(s)}" for s in done)
         if action.kind == "give-up":

@@ -59,6 +59,37 @@ def add_rot_option(parser: argparse.ArgumentParser, *, default: str = "on",
                              f"default {default}{why}")
 
 
+def add_subagent_options(parser: argparse.ArgumentParser) -> None:
+    """``--no-subagents`` and ``--subagent-stage N``: the sub-agent tool (§11), offered where a
+    scenario's plan has a part a sub-agent may take; ``--set handoff=free`` picks its naive
+    hand-off (``delegation``)."""
+    parser.add_argument("--no-subagents", action="store_true",
+                        help="do not offer the sub-agent tool (§11): a scenario's delegable "
+                             "parts run inline; --set handoff=free makes the sub-agents "
+                             "report in free prose instead of sections")
+    parser.add_argument("--subagent-stage", type=int, metavar="N", choices=range(1, 6),
+                        help="the stage of the sub-agents' context layer (default: the "
+                             "parent's)")
+
+
+def delegation(args: argparse.Namespace, options: dict[str, Any]) -> dict[str, Any] | None:
+    """The runner's ``delegation`` from the sub-agent options; takes ``handoff`` out of the
+    ``--set`` options (it is the sub-agent tool's, not the layer's). None: the defaults."""
+    from ..subagents import HANDOFFS
+
+    chosen: dict[str, Any] = {}
+    if "handoff" in options:
+        chosen["handoff"] = options.pop("handoff")
+        if chosen["handoff"] not in HANDOFFS:
+            raise UserError(f"--set handoff={chosen['handoff']}: expected one of "
+                            f"{', '.join(HANDOFFS)}")
+    if args.no_subagents:
+        chosen["enabled"] = False
+    if args.subagent_stage is not None:
+        chosen["stage"] = args.subagent_stage
+    return chosen or None
+
+
 def add_layer_options(parser: argparse.ArgumentParser, *, what: str = "run",
                       layer: bool = True) -> None:
     """``--impl``, ``--chain``, ``--set KEY=VALUE`` and ``--layer MODULE:FACTORY``: which

@@ -28,8 +28,10 @@ from .common import (
     UserError,
     add_layer_options,
     add_rot_option,
+    add_subagent_options,
     build_custom,
     check_layer_options,
+    delegation,
     positive_int,
     print_json,
 )
@@ -47,6 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help=f"scenario name (default long-task); one of: {', '.join(names())}")
     parser.add_argument("--model", help="model id (default: the scenario's; see ctxlab models)")
     add_layer_options(parser)
+    add_subagent_options(parser)
     parser.add_argument("--seed", type=int, default=0, help="the simulated agent's seed")
     parser.add_argument("--max-turns", type=positive_int, metavar="N",
                         help="stop after N turns (N ≥ 1; default: 3 per scenario step + 20)")
@@ -122,6 +125,7 @@ def run(args: argparse.Namespace) -> int:
     _check_export(args.export_log)
     use(args.impl, stage if args.impl == "stages" else None, args.chain)
     options = dict(args.options)
+    delegate = delegation(args, options)
     if args.layer is not None:
         build_custom(args.layer, options)
     elif options:
@@ -143,6 +147,7 @@ def run(args: argparse.Namespace) -> int:
                     return True
                 result = runner.run(stage, args.scenario, model=args.model, seed=args.seed,
                                     layer_options=options or None, layer=args.layer,
+                                    delegation=delegate,
                                     max_turns=args.max_turns, live=args.live,
                                     on_record=on_record, workspace=args.workspace,
                                     resume=args.resume, export_log=args.export_log,
@@ -158,6 +163,12 @@ def run(args: argparse.Namespace) -> int:
     if summary.error:
         console.print(explain_error(summary.error["type"], summary.error["message"]))
     console.print(summary_view(console, summary))
+    if summary.subagents:  # §11
+        console.print("the totals include the sub-agents:", highlight=False)
+    for child in summary.subagents:
+        console.print(f"+ sub-agent {escape(str(child['description']))}: {child['turns']} "
+                      f"turns, {child['tokens_per_task']:,} tokens, ${child['cost_usd']:.4f}, "
+                      f"peak {child['peak_occupancy']:.1%}", highlight=False)
     verdict = "[green]task done[/]" if summary.success else "[red]task not done[/]"
     console.print(verdict + (f": {'; '.join(result.problems)}" if result.problems else ""))
     return 0

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import context_rungs as c
+from . import subagent_rungs as a
 from . import summary_rungs as s
 from . import system_rungs as d
 from .core import BROKEN, HOLDS, NA, PITFALL, Cell, Rung, Verdict
@@ -77,12 +78,16 @@ LADDER: tuple[Rung, ...] = (
          "acceptance", {"1": N, "2": N, "3": N, "4": N, "5:microcompact-keeps-all": P, "5": H},
          d.dead_layer,
          lacks=dict.fromkeys((1, 2, 3, 4), "acceptance checks the stage-5 pipeline's layers")),
+    Rung("handoff-loss", "§11.4", 5, "a sub-agent's free-prose report leaves out a fact it "
+         "saw: the lead agent fetches it again itself", {"5:free-handoff": P, "5": H},
+         a.handoff_loss),
 )
 
 
 STAGE_ONLY = {"estimate-bias": "judged on a stage's own estimate_tokens",
               "summary-ptl": "drives stage 4's summarizer directly",
-              "dead-layer": "checks the stage-5 pipeline's layers (ctxlab accept --layer)"}
+              "dead-layer": "checks the stage-5 pipeline's layers (ctxlab accept --layer)",
+              "handoff-loss": "judges the sub-agent tool's hand-off, not a context layer"}
 """Rungs that look inside a stage's code: not judged on your own layer."""
 LAYER_CELL = "layer"
 

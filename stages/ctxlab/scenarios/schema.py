@@ -76,6 +76,8 @@ class Step:
     second test run after a fix) is known to be done only by its ``yields`` or ``evidence``.
     ``stale`` is the edit an agent makes from a copy of the file older than what is on disk
     (the file changed after it was read, §10.2); ``call`` is then the edit of the new content.
+    ``delegate`` names a part of the plan a sub-agent may take (§11): adjacent steps with the
+    same name go to one child, whose report ends with the facts the part's last step yields.
     """
 
     id: str
@@ -89,6 +91,7 @@ class Step:
     note: str = ""
     repeats: bool = False
     stale: Call | None = None
+    delegate: str | None = None
 
     @property
     def calls(self) -> tuple[Call, ...]:

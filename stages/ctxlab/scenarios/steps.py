@@ -55,7 +55,8 @@ def read_step(table: Table, step_id: str, facts: dict[str, str], constraints: se
         table.fail("stale", "must be an edit_file of the same path as the step's edit")
     step = Step(id=step_id, call=call, needs=needs, yields=yields,
                 parallel=table.text("parallel", None), tempts=tempts, comply=comply,
-                evidence=table.texts("evidence"), note=table.text("note", ""), stale=stale)
+                evidence=table.texts("evidence"), note=table.text("note", ""), stale=stale,
+                delegate=table.text("delegate", None))
     table.done()
     return step
 
@@ -95,7 +96,28 @@ def check_plan(steps: list[tuple[Table, Step]], source: Path) -> list[Step]:
         groups.append(step.parallel)
         checked.append(replace(step, repeats=repeats))
     _check_marks(steps, checked)
+    _check_parts(steps, checked)
     return checked
+
+
+def _check_parts(steps: list[tuple[Table, Step]], checked: list[Step]) -> None:
+    """A delegable part (§11) is adjacent steps, told apart by their notes, ending in a fact:
+    the child finds its steps by their notes in its prompt and is done when that fact shows."""
+    notes: set[str] = set()
+    for i, ((table, step), ahead) in enumerate(zip(steps, checked[1:] + [None], strict=True)):
+        if step.delegate is None:
+            continue
+        if not step.note or step.note in notes:
+            table.fail("note", "a delegable step needs a note of its own")
+        notes.add(step.note)
+        if step.repeats:
+            table.fail("delegate", "a step that repeats an earlier call cannot be delegated")
+        if i and checked[i - 1].delegate != step.delegate and \
+                any(s.delegate == step.delegate for s in checked[:i]):
+            table.fail("delegate", f"the steps of part {step.delegate!r} must be adjacent")
+        last = ahead is None or ahead.delegate != step.delegate
+        if last and not step.yields:
+            table.fail("yields", f"the last step of part {step.delegate!r} must yield a fact")
 
 
 def _check_edit(table: Table, call: Call, source: Path, touched: set[str]) -> None:

@@ -97,6 +97,9 @@ class RunSummary:
     misses: list[dict[str, Any]] = field(default_factory=list)
     """Every visible fact the model did not find: ``{"turn", "fact", "position",
     "occupancy"}`` (DESIGN §4, retrieval)."""
+    subagents: list[dict[str, Any]] = field(default_factory=list)
+    """Each child's own figures when the run delegated (§11): its tokens and dollars are
+    already in this run's ``tokens_per_task`` and ``cost_usd``."""
 
     @property
     def thrash_pathological(self) -> bool:
@@ -138,7 +141,10 @@ class RunSummary:
 
     def to_dict(self) -> dict[str, Any]:
         """One flat JSON object per run (``--json`` output, the JSONL summary line)."""
-        return {**asdict(self), "thrash_pathological": self.thrash_pathological}
+        data = asdict(self)
+        if not self.subagents:  # a run without children reads as it always did
+            del data["subagents"]
+        return {**data, "thrash_pathological": self.thrash_pathological}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunSummary:

@@ -109,9 +109,8 @@ ITEMS = _items(
 )
 BY_ID = {item.id: item for item in ITEMS}
 
-UNCOVERED = {  # item: why no test checks it yet (English, Chinese); shrink it as tests come
-    "B.20": ("the bench has no sub-agents yet (issue 35)", "实验台上还没有子代理（issue 35）"),
-}
+UNCOVERED: dict[str, tuple[str, str]] = {}  # item: why no test checks it yet (English,
+# Chinese); shrink it as tests come
 PARTLY = {  # item: what its tests leave out (English, Chinese), while every test is partial
     "B.33": ("stage 5's layers are shown firing on the simulated acceptance drill only; on real "
              "logs the tests show stage 2's truncation and stage 4's summary, at a 40K window",
