@@ -9,9 +9,10 @@ cheap layers were not enough, the LLM summary. Each layer's real value is that t
 need not run (§7.3). Above the blocking mark only a local truncation may run, never a model
 call (§8.5).
 
-Cache-aware (§6.7–6.8): while the cache is warm, clearing waits for the trigger and then
-clears in one batch; once the cache is certainly cold (idle past the 5-minute TTL) the
-prefix must be written again anyway, so the cheap layers run down to the target right away.
+In the band (§4.6): from the band's lower edge, microcompact clears in batches, each only
+when what it frees repays the cached prefix it rewrites (§6.5, ``batch``); once the cache is
+certainly cold (idle past the 5-minute TTL, §6.8) the prefix is written again anyway, so any
+batch repays. Past the band's upper edge it clears whatever the cache says.
 
 Around it, ``prepare`` frames every request the same way (cache zones, the last usage, the
 frozen decisions, the user's texts, the moving breakpoint). Its per-message steps are plain
@@ -27,18 +28,21 @@ from typing import Any
 import anthropic
 from s2_truncate import assert_messages_valid, find_safe_cut
 from s3_offload import OffloadLayer
+from s3_offload.layer import result_text
+from s3_offload.store import OFFLOAD_DIR, SAFE_ID, offload
 
 from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
 from .anchors import coverage
+from .batch import Batch
 from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .fallback import LastResort
 from .ledger import Ledger
-from .microcompact import microcompact
+from .microcompact import microcompact, task_terms
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
 from .volatile import place
@@ -72,6 +76,8 @@ class Pipeline:
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
+        self.requests = 0  # requests prepared so far: the estimate of those still to come
+        self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
@@ -102,7 +108,10 @@ class Pipeline:
         self.user_texts.remember(messages)
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
+        if self.terms is None:
+            self.terms = task_terms(_text(messages[0]) if messages else "")
         messages = self.compact(messages, session)
+        self.requests += 1
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))
         return self.mark(messages)
@@ -110,14 +119,15 @@ class Pipeline:
     def compact(self, messages: Messages, session: Session) -> Messages:
         """The pipeline (§7.2): the history after the layers this request needs.
 
-        Measure (``self.measure``). When ``self.trigger`` says a layer must act at that size,
-        measure again with the API's count (``self.count``: free, no model call) and decide
-        on that. Above ``blocking_at``: ``self.blocking``, and nothing else. Otherwise, with
-        the trigger for that count: the cheap layers first, ``"snip"`` then
-        ``"microcompact"``, each only if the size is above ``target``; then
-        ``"summary"``, only if the size is still above ``compact_at``. Run a layer with
-        ``self.run_layer``: it returns the history and its size re-measured, which the next
-        decision uses. The thresholds: ``self.limits(session)``.
+        Measure (``self.measure``); above the band's lower edge, measure again with the API's
+        count (``self.count``: free, no model call) and decide on that. Above
+        ``blocking_at``: ``self.blocking``, and nothing else. Above ``compact_at``
+        (``self.trigger`` says why): the cheap layers first, ``"snip"`` then
+        ``"microcompact"``, each only if the size is above ``target``; then ``"summary"``,
+        only if the size is still above ``compact_at``. Run a layer with ``self.run_layer``:
+        it returns the history and its size re-measured, which the next decision uses.
+        Otherwise, above ``band_low``: ``self.clear_batch`` (§4.6). The thresholds:
+        ``self.limits(session)``.
         """
         raise NotImplementedError("Exercise 5.5 — compact(): see notebooks/05_pipeline.ipynb")
 
@@ -128,13 +138,49 @@ class Pipeline:
         return thresholds(session.window, session.max_tokens + reserve, self.target_share,
                           reserve)
 
-    def trigger(self, size: int, limits: Thresholds) -> str | None:
-        """Why a layer must act on a request of ``size`` tokens, or None: above the trigger;
-        above the target once the cache is certainly cold, since the prefix is written again
-        anyway (§6.8)."""
-        if size > limits.compact_at:
-            return f"{size:,} > {limits.compact_at:,} tokens"
-        return "cache cold" if self.cold and size > limits.target else None
+    @staticmethod
+    def trigger(size: int, limits: Thresholds) -> str | None:
+        """Why the whole pipeline must act on a request of ``size`` tokens, or None."""
+        return f"{size:,} > {limits.compact_at:,} tokens" if size > limits.compact_at else None
+
+    def clear_batch(self, messages: Messages, session: Session, size: int,
+                    limits: Thresholds) -> tuple[Messages, int]:
+        """In the band: microcompact's batch, run when it repays the prefix it rewrites
+        (§6.5, with the cache certainly cold or not, §6.8) or when the size is past the
+        band's upper edge (§4.6); otherwise the history as it is."""
+        after, decisions = self._microcompact(messages, session)
+        if not decisions:
+            return messages, size
+        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
+        ratio = self.calibration.ratio
+        batch = Batch(freed=round((self.estimate(messages[first:])
+                                   - self.estimate(after[first:])) * ratio),
+                      suffix=round(self.estimate(messages[first:]) * ratio))
+        prices = models.get(session.model).prices
+        if size > limits.band_high:
+            why = f"{size:,} > band's upper edge {limits.band_high:,}"
+        elif batch.repays(prices, requests=self.requests, cold=self.cold):
+            why = (f"in the band; frees {batch.freed:,}, rewrites {batch.suffix:,}"
+                   + (" (cache cold)" if self.cold else ""))
+        else:
+            return messages, size
+        self._keep(messages, decisions, session)
+        return self._step("microcompact", messages, after, session, size, why)
+
+    def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
+        """Microcompact with this pipeline's settings: its saved files and the task's words."""
+        return microcompact(messages, session.tool_names, self.keep[2],
+                            terms=self.terms or frozenset(), saved_at=_saved_at)
+
+    def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
+        """Save each result whose placeholder names a new file, then freeze the decisions."""
+        for message in messages:
+            for block in message["content"] if isinstance(message["content"], list) else []:
+                ident = block.get("tool_use_id")
+                if ident in decisions and _saved_at(ident) in decisions[ident]:
+                    offload(session.workspace, ident, result_text(block))
+        for tool_use_id, content in decisions.items():
+            self._ledger(session).record(tool_use_id, content, "microcompact")
 
     def measure(self, messages: Messages, session: Session) -> int:
         """The request's size: the messages' estimate, calibrated, plus the part of the
@@ -202,14 +248,13 @@ class Pipeline:
                   trigger: str) -> tuple[Messages, int]:
         """Run ``layer`` (``"snip"``, ``"microcompact"`` or ``"summary"``) on ``messages`` of
         ``size`` tokens: the history it leaves and that history's size, counted again."""
-        keep_first, keep_last, keep_results = self.keep
+        keep_first, keep_last, _ = self.keep
         name, after = layer, messages
         if layer == "snip":
             after, _ = snip(messages, keep_first, keep_last)
         elif layer == "microcompact":
-            after, decisions = microcompact(messages, session.tool_names, keep_results)
-            for tool_use_id, content in decisions.items():
-                self._ledger(session).record(tool_use_id, content, "microcompact")
+            after, decisions = self._microcompact(messages, session)
+            self._keep(messages, decisions, session)
         elif layer == "summary":
             after, name = self._summary(messages, session)
             if name == "summary":
@@ -258,3 +303,19 @@ class Pipeline:
         kept, _ = self._step("blocking", messages, messages[:1] + messages[cut:], session, size,
                              f"{size:,} > blocking mark {limits.blocking_at:,}")
         return kept
+
+
+def _saved_at(tool_use_id: str) -> str | None:
+    """Where microcompact saves a result before clearing it (§7.4), or None for an id that
+    cannot be a file name."""
+    if not SAFE_ID.fullmatch(tool_use_id):
+        return None
+    return (OFFLOAD_DIR / f"{tool_use_id}.txt").as_posix()
+
+
+def _text(message: dict[str, Any]) -> str:
+    """A message's text blocks, joined."""
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "\n".join(block_text(b) for b in content if b.get("type") == "text")
