@@ -1,7 +1,8 @@
 """When a batch of clearing pays for itself (§6.5, §6.7–6.8).
 
-Clearing an old result changes the history from that result on, so everything after it, which
-the next request would have read from the cache, is written to the cache again: compaction
+Clearing an old result changes the history from that result on, and the cache holds a prefix
+only up to a breakpoint (§6.4): with the one moving breakpoint on the newest message, every
+message the next request would have read from the cache is written to it again. Compaction
 saves future tokens but pays for a rewrite of the prefix at once (§6.5's paradox; a 200K
 prefix costs about 200 times more to rewrite than to read). The rewrite is worth it when the
 tokens it frees, read on every request still to come, cost more than the rewrite does. Once the
@@ -24,7 +25,7 @@ class Batch:
     """One candidate batch: what it frees and the suffix of the history it rewrites."""
 
     freed: int  # tokens the batch removes
-    suffix: int  # tokens from the first changed message to the end, before the batch
+    suffix: int  # tokens the cache can no longer serve, before the batch
 
     def rewrite_cost(self, prices: Prices, *, cold: bool) -> float:
         """Dollars per million the next request pays extra for it: the suffix written after

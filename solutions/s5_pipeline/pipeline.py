@@ -166,11 +166,12 @@ class Pipeline:
         after, decisions = self._microcompact(messages, session)
         if not decisions:
             return messages, size
-        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
+        # The cache keeps prefixes at breakpoints only (§6.4); the one breakpoint in the
+        # messages moves with the newest, so a change anywhere rewrites all the messages.
+        before = self.estimate(messages)
         ratio = self.calibration.ratio
-        batch = Batch(freed=round((self.estimate(messages[first:])
-                                   - self.estimate(after[first:])) * ratio),
-                      suffix=round(self.estimate(messages[first:]) * ratio))
+        batch = Batch(freed=round((before - self.estimate(after)) * ratio),
+                      suffix=round(before * ratio))
         prices = models.get(session.model).prices
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
