@@ -35,6 +35,7 @@ from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
+from .anchor import find_anchor, mark_anchor
 from .anchors import coverage
 from .batch import Batch
 from .calibration import Calibration
@@ -78,6 +79,7 @@ class Pipeline:
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
         self.requests = 0  # requests prepared so far: the estimate of those still to come
         self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
+        self.anchor: int | None = None  # the message where the last batch ended (§6.4)
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
@@ -114,7 +116,8 @@ class Pipeline:
         self.requests += 1
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))
-        return self.mark(messages)
+        self.anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        return mark_anchor(self.mark(messages), self.anchor)
 
     def compact(self, messages: Messages, session: Session) -> Messages:
         """The pipeline (§7.2): the history after the layers this request needs.
@@ -151,11 +154,14 @@ class Pipeline:
         after, decisions = self._microcompact(messages, session)
         if not decisions:
             return messages, size
-        # The cache keeps prefixes at breakpoints only (§6.4); the one breakpoint in the
-        # messages moves with the newest, so a change anywhere rewrites all the messages.
-        before = self.estimate(messages)
+        # The cache keeps prefixes at breakpoints only (§6.4): behind the change, the one
+        # left where the last batch ended (``anchor``), if any, else none.
+        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
+        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        cached = anchor + 1 if anchor is not None and anchor < first else 0
+        before = self.estimate(messages[cached:])
         ratio = self.calibration.ratio
-        batch = Batch(freed=round((before - self.estimate(after)) * ratio),
+        batch = Batch(freed=round((before - self.estimate(after[cached:])) * ratio),
                       suffix=round(before * ratio))
         prices = models.get(session.model).prices
         if size > limits.band_high:
