@@ -28,8 +28,6 @@ from typing import Any
 import anthropic
 from s2_truncate import assert_messages_valid, find_safe_cut
 from s3_offload import OffloadLayer
-from s3_offload.layer import result_text
-from s3_offload.store import OFFLOAD_DIR, SAFE_ID, offload
 
 from ctxlab import models
 from ctxlab.session import Session
@@ -37,13 +35,13 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor, mark_anchor
 from .anchors import coverage
-from .batch import Batch
+from .band import BandClearing, task_text
 from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .fallback import LastResort
 from .ledger import Ledger
-from .microcompact import microcompact, task_terms
+from .microcompact import task_terms
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
 from .volatile import place
@@ -54,7 +52,7 @@ CACHE_TTL_S = 300.0
 Summarizer = Callable[[Messages, Session], Messages]
 
 
-class Pipeline:
+class Pipeline(BandClearing):
     """The stage-5 context layer."""
 
     def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
@@ -111,7 +109,7 @@ class Pipeline:
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
         if self.terms is None:
-            self.terms = task_terms(_text(messages[0]) if messages else "")
+            self.terms = task_terms(task_text(messages[0]) if messages else "")
         messages = self.compact(messages, session)
         self.requests += 1
         self.last_request_at = now
@@ -145,49 +143,6 @@ class Pipeline:
     def trigger(size: int, limits: Thresholds) -> str | None:
         """Why the whole pipeline must act on a request of ``size`` tokens, or None."""
         return f"{size:,} > {limits.compact_at:,} tokens" if size > limits.compact_at else None
-
-    def clear_batch(self, messages: Messages, session: Session, size: int,
-                    limits: Thresholds) -> tuple[Messages, int]:
-        """In the band: microcompact's batch, run when it repays the prefix it rewrites
-        (§6.5, with the cache certainly cold or not, §6.8) or when the size is past the
-        band's upper edge (§4.6); otherwise the history as it is."""
-        after, decisions = self._microcompact(messages, session)
-        if not decisions:
-            return messages, size
-        # The cache keeps prefixes at breakpoints only (§6.4): behind the change, the one
-        # left where the last batch ended (``anchor``), if any, else none.
-        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
-        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
-        cached = anchor + 1 if anchor is not None and anchor < first else 0
-        before = self.estimate(messages[cached:])
-        ratio = self.calibration.ratio
-        batch = Batch(freed=round((before - self.estimate(after[cached:])) * ratio),
-                      suffix=round(before * ratio))
-        prices = models.get(session.model).prices
-        if size > limits.band_high:
-            why = f"{size:,} > band's upper edge {limits.band_high:,}"
-        elif batch.repays(prices, requests=self.requests, cold=self.cold):
-            why = (f"in the band; frees {batch.freed:,}, rewrites {batch.suffix:,}"
-                   + (" (cache cold)" if self.cold else ""))
-        else:
-            return messages, size
-        self._keep(messages, decisions, session)
-        return self._step("microcompact", messages, after, session, size, why)
-
-    def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
-        """Microcompact with this pipeline's settings: its saved files and the task's words."""
-        return microcompact(messages, session.tool_names, self.keep[2],
-                            terms=self.terms or frozenset(), saved_at=_saved_at)
-
-    def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
-        """Save each result whose placeholder names a new file, then freeze the decisions."""
-        for message in messages:
-            for block in message["content"] if isinstance(message["content"], list) else []:
-                ident = block.get("tool_use_id")
-                if ident in decisions and _saved_at(ident) in decisions[ident]:
-                    offload(session.workspace, ident, result_text(block))
-        for tool_use_id, content in decisions.items():
-            self._ledger(session).record(tool_use_id, content, "microcompact")
 
     def measure(self, messages: Messages, session: Session) -> int:
         """The request's size: the messages' estimate, calibrated, plus the part of the
@@ -311,18 +266,3 @@ class Pipeline:
                              f"{size:,} > blocking mark {limits.blocking_at:,}")
         return kept
 
-
-def _saved_at(tool_use_id: str) -> str | None:
-    """Where microcompact saves a result before clearing it (§7.4), or None for an id that
-    cannot be a file name."""
-    if not SAFE_ID.fullmatch(tool_use_id):
-        return None
-    return (OFFLOAD_DIR / f"{tool_use_id}.txt").as_posix()
-
-
-def _text(message: dict[str, Any]) -> str:
-    """A message's text blocks, joined."""
-    content = message["content"]
-    if isinstance(content, str):
-        return content
-    return "\n".join(block_text(b) for b in content if b.get("type") == "text")
