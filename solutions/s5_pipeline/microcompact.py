@@ -16,6 +16,7 @@ placeholder may keep the few lines that mention what the task asks about.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Collection
 from typing import Any
 
@@ -38,14 +39,18 @@ def task_terms(task: str) -> frozenset[str]:
 
 
 def matching_lines(text: str, terms: Collection[str]) -> list[str]:
-    """The first ``KEEP_LINES`` lines of ``text`` that name one of ``terms`` (clipped)."""
-    found = []
-    for line in text.splitlines():
-        if terms and any(word.lower() in terms for word in WORD.findall(line)):
-            found.append(line[:KEEP_CHARS])
-            if len(found) == KEEP_LINES:
-                break
-    return found
+    """The ``KEEP_LINES`` lines of ``text`` that say most about ``terms``, in their order
+    (clipped). A term found on few lines says more there than one found on many: a term on
+    more than half the lines says nothing about any one of them, and a line scores the sum of
+    1 / (lines naming the term) over the other terms it names."""
+    named = [(line, {w.lower() for w in WORD.findall(line)} & set(terms))
+             for line in text.splitlines()] if terms else []
+    lines_with = Counter(term for _, found in named for term in found)
+    telling = {t for t, n in lines_with.items() if n <= len(named) / 2}
+    scored = [(sum(1 / lines_with[t] for t in found & telling), -i)
+              for i, (_, found) in enumerate(named) if found & telling]
+    best = sorted(-i for _, i in sorted(scored, reverse=True)[:KEEP_LINES])
+    return [named[i][0][:KEEP_CHARS] for i in best]
 
 
 def placeholder(tool: str, text: str, path: str | None = None,
