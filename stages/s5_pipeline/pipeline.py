@@ -9,9 +9,10 @@ cheap layers were not enough, the LLM summary. Each layer's real value is that t
 need not run (§7.3). Above the blocking mark only a local truncation may run, never a model
 call (§8.5).
 
-Cache-aware (§6.7–6.8): while the cache is warm, clearing waits for the trigger and then
-clears in one batch; once the cache is certainly cold (idle past the 5-minute TTL) the
-prefix must be written again anyway, so the cheap layers run down to the target right away.
+In the band (§4.6): from the band's lower edge, microcompact clears in batches, each only
+when what it frees repays the cached prefix it rewrites (§6.5, ``batch``); once the cache is
+certainly cold (idle past the 5-minute TTL, §6.8) the prefix is written again anyway, so any
+batch repays. Past the band's upper edge it clears whatever the cache says.
 
 Around it, ``prepare`` frames every request the same way (cache zones, the last usage, the
 frozen decisions, the user's texts, the moving breakpoint). Its per-message steps are plain
@@ -32,13 +33,15 @@ from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
+from .anchor import find_anchor, mark_anchor
 from .anchors import coverage
+from .band import BandClearing, task_text
 from .calibration import Calibration
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .fallback import LastResort
 from .ledger import Ledger
-from .microcompact import microcompact
+from .microcompact import task_terms
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
 from .volatile import place
@@ -49,7 +52,7 @@ CACHE_TTL_S = 300.0
 Summarizer = Callable[[Messages, Session], Messages]
 
 
-class Pipeline:
+class Pipeline(BandClearing):
     """The stage-5 context layer."""
 
     def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
@@ -72,6 +75,9 @@ class Pipeline:
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
+        self.requests = 0  # requests prepared so far: the estimate of those still to come
+        self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
+        self.anchor: int | None = None  # the message where the last batch ended (§6.4)
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
@@ -102,22 +108,27 @@ class Pipeline:
         self.user_texts.remember(messages)
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
+        if self.terms is None:
+            self.terms = task_terms(task_text(messages[0]) if messages else "")
         messages = self.compact(messages, session)
+        self.requests += 1
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))
-        return self.mark(messages)
+        self.anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        return mark_anchor(self.mark(messages), self.anchor)
 
     def compact(self, messages: Messages, session: Session) -> Messages:
         """The pipeline (§7.2): the history after the layers this request needs.
 
-        Measure (``self.measure``). When ``self.trigger`` says a layer must act at that size,
-        measure again with the API's count (``self.count``: free, no model call) and decide
-        on that. Above ``blocking_at``: ``self.blocking``, and nothing else. Otherwise, with
-        the trigger for that count: the cheap layers first, ``"snip"`` then
-        ``"microcompact"``, each only if the size is above ``target``; then
-        ``"summary"``, only if the size is still above ``compact_at``. Run a layer with
-        ``self.run_layer``: it returns the history and its size re-measured, which the next
-        decision uses. The thresholds: ``self.limits(session)``.
+        Measure (``self.measure``); above the band's lower edge, measure again with the API's
+        count (``self.count``: free, no model call) and decide on that. Above
+        ``blocking_at``: ``self.blocking``, and nothing else. Above ``compact_at``
+        (``self.trigger`` says why): the cheap layers first, ``"snip"`` then
+        ``"microcompact"``, each only if the size is above ``target``; then ``"summary"``,
+        only if the size is still above ``compact_at``. Run a layer with ``self.run_layer``:
+        it returns the history and its size re-measured, which the next decision uses.
+        Otherwise, above ``band_low``: ``self.clear_batch`` (§4.6). The thresholds:
+        ``self.limits(session)``.
         """
         raise NotImplementedError("Exercise 5.5 — compact(): see notebooks/05_pipeline.ipynb")
 
@@ -128,13 +139,10 @@ class Pipeline:
         return thresholds(session.window, session.max_tokens + reserve, self.target_share,
                           reserve)
 
-    def trigger(self, size: int, limits: Thresholds) -> str | None:
-        """Why a layer must act on a request of ``size`` tokens, or None: above the trigger;
-        above the target once the cache is certainly cold, since the prefix is written again
-        anyway (§6.8)."""
-        if size > limits.compact_at:
-            return f"{size:,} > {limits.compact_at:,} tokens"
-        return "cache cold" if self.cold and size > limits.target else None
+    @staticmethod
+    def trigger(size: int, limits: Thresholds) -> str | None:
+        """Why the whole pipeline must act on a request of ``size`` tokens, or None."""
+        return f"{size:,} > {limits.compact_at:,} tokens" if size > limits.compact_at else None
 
     def measure(self, messages: Messages, session: Session) -> int:
         """The request's size: the messages' estimate, calibrated, plus the part of the
@@ -202,14 +210,13 @@ class Pipeline:
                   trigger: str) -> tuple[Messages, int]:
         """Run ``layer`` (``"snip"``, ``"microcompact"`` or ``"summary"``) on ``messages`` of
         ``size`` tokens: the history it leaves and that history's size, counted again."""
-        keep_first, keep_last, keep_results = self.keep
+        keep_first, keep_last, _ = self.keep
         name, after = layer, messages
         if layer == "snip":
             after, _ = snip(messages, keep_first, keep_last)
         elif layer == "microcompact":
-            after, decisions = microcompact(messages, session.tool_names, keep_results)
-            for tool_use_id, content in decisions.items():
-                self._ledger(session).record(tool_use_id, content, "microcompact")
+            after, decisions = self._microcompact(messages, session)
+            self._keep(messages, decisions, session)
         elif layer == "summary":
             after, name = self._summary(messages, session)
             if name == "summary":
@@ -258,3 +265,4 @@ class Pipeline:
         kept, _ = self._step("blocking", messages, messages[:1] + messages[cut:], session, size,
                              f"{size:,} > blocking mark {limits.blocking_at:,}")
         return kept
+

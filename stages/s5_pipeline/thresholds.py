@@ -1,12 +1,19 @@
 # Generated from solutions/s5_pipeline/thresholds.py — your exercise: edit it.
 # `ctxlab workbook reset 5` regenerates it (your version is backed up first).
-"""Exercise 5.1 — thresholds as absolute buffers, not percentages (guide §8).
+"""Exercise 5.1 — thresholds as absolute buffers, not percentages (guide §8), and the band.
 
 The trigger is the window minus what the compaction itself needs: room for the summary's
 output (20,000 tokens, the p99.99 of summary lengths, 17,387, rounded up, §8.1) and a buffer
 (13,000, §8.1). The completion buffer — room to finish the current turn plus a summary — is
 a *floor* under that margin, not a second subtraction (§8.4). Below everything sits the
 blocking tier: 3,000 tokens left and only a local truncation may run, never a model call (§8.5).
+
+Well below the trigger lies the band the occupancy should stay in: 50–65 % of the window
+(§4.6). Past about 50 % attention turns into pure recency and early facts are mostly ignored,
+so the tokens paid for them are wasted; sid-code masks tool output at 60 % and summarizes at
+70 % of a 200K window (§4.6). The cheap clearing tier starts at the band's lower edge; the
+band's upper edge is where it runs whatever the cache says. Neither edge ever lies above the
+trigger (a small window has no room for a band below it).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from dataclasses import dataclass
 SUMMARY_RESERVE = 20_000
 BUFFER = 13_000
 BLOCKING_LEFT = 3_000
+BAND = (0.50, 0.65)  # the occupancy to stay in, as shares of the window (§4.6)
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,8 @@ class Thresholds:
     compact_at: int  # run the pipeline above this
     target: int  # the cheap layers stop as soon as the context is at or below this
     blocking_at: int  # above this: local truncation only
+    band_low: int  # microcompact may clear above this, in batches that repay (§4.6, §6.5)
+    band_high: int  # above this it clears, whatever the cache (§4.6)
 
     @property
     def compact_share(self) -> float:
@@ -41,6 +51,7 @@ def thresholds(window: int, completion_buffer: int = 0, target_share: float = 0.
     is below 20,000 passes its own maximum as ``summary_reserve`` (a structural fact from the
     model table, §8.4 — never a per-model-name special case). ``target`` =
     ``target_share`` × ``compact_at`` (hysteresis, so the next turn does not trigger again).
-    ``blocking_at`` = window − BLOCKING_LEFT.
+    ``blocking_at`` = window − BLOCKING_LEFT. ``band_low`` and ``band_high``: the ``BAND``
+    shares of the window, each at most ``compact_at``.
     """
     raise NotImplementedError("Exercise 5.1 — thresholds(): see notebooks/05_pipeline.ipynb")

@@ -202,6 +202,20 @@ def test_plot_bill(reference: None) -> None:
     renders(fig)
 
 
+def test_plot_occupancy_draws_the_band() -> None:
+    from s5_pipeline import thresholds
+
+    run = runner.run(5, "bugfix-small")
+    fig = plots.plot_occupancy({"bugfix-small": run}, limits={"bugfix-small": thresholds(200_000)})
+    ax = fig.axes[0]
+    band = ax.patches[0].get_extents()  # the shaded band: 50 % to 65 % of the window
+    assert ax.transData.inverted().transform([[0, band.y0], [0, band.y1]])[:, 1] == \
+        pytest.approx([50, 65], abs=0.5)
+    shown = [100 * r.occupancy for r in run.records if r.kind == "agent" and r.error is None]
+    assert list(ax.lines[0].get_ydata()) == pytest.approx(shown)
+    renders(fig)
+
+
 def test_plot_thresholds() -> None:
     from s5_pipeline import thresholds
 

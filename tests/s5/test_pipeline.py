@@ -47,7 +47,11 @@ def test_long_task_keeps_a_warm_cache_and_a_byte_identical_prefix() -> None:
         marks = [b for m in body["messages"] for b in m["content"] if "cache_control" in b]
         last = body["messages"][-1]["content"]
         assert last[-1]["text"].startswith("Today's date")  # the dynamic zone: the very end
-        assert len(marks) == 1 and "cache_control" in last[-2]
+        assert "cache_control" in last[-2]  # the moving breakpoint: the newest block
+        # at most one more: on the newest result the last batch of clearing cleared (§6.4)
+        anchors = [b for m in body["messages"][:-1] for b in m["content"] if "cache_control" in b]
+        assert len(marks) == 1 + len(anchors) and len(anchors) <= 1
+        assert all(a["content"].startswith("[older tool result cleared") for a in anchors)
 
 
 @pytest.mark.checklist("B.10")
@@ -138,13 +142,35 @@ def test_cache_aware_clearing_waits_while_warm_and_acts_once_cold(tmp_path) -> N
     sim = Simulator()
     session = _session(tmp_path, sim)
     layer = _layer()
-    history = tool_history(8, 15_000)  # above the target, below the trigger
+    history = tool_history(7, 15_000)  # inside the band: above its lower edge, below its upper
     layer.prepare(history, session)
-    assert session.events == []  # warm (first request): nothing is cleared
+    assert session.events == []  # warm, no request yet to repay a rewrite: nothing is cleared
     sim.clock.advance(301)  # idle past the 5-minute TTL: the cache is certainly cold
     layer.prepare(history, session)
     assert [e["layer"] for e in session.events] == ["microcompact"]
-    assert session.events[0]["trigger"] == "cache cold"
+    assert session.events[0]["trigger"].endswith("(cache cold)")
+
+
+def test_a_warm_batch_runs_once_later_requests_repay_its_rewrite(tmp_path) -> None:
+    """§6.5's arithmetic: the same batch in the band waits while few requests are expected to
+    read what it frees, and runs once enough are (the requests so far stand in for them)."""
+    session = _session(tmp_path, Simulator())
+    layer = _layer()
+    history = tool_history(7, 15_000)
+    layer.prepare(history, session)
+    assert session.events == []
+    layer.requests = 20  # as if twenty requests had been sent: as many are expected to come
+    layer.prepare(history, session)
+    assert [e["layer"] for e in session.events] == ["microcompact"]
+    assert session.events[0]["trigger"].startswith("in the band; frees ")
+
+
+def test_past_the_band_it_clears_whatever_the_cache(tmp_path) -> None:
+    session = _session(tmp_path, Simulator())
+    layer = _layer()
+    layer.prepare(tool_history(9, 15_000), session)  # above 65 %, below the trigger
+    assert [e["layer"] for e in session.events] == ["microcompact"]
+    assert "band's upper edge" in session.events[0]["trigger"]
 
 
 def test_the_blocking_tier_never_calls_a_model(tmp_path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from s2_truncate import first_violation
 from s5_pipeline import microcompact, placeholder, snip
+from s5_pipeline.microcompact import matching_lines, task_terms
 
 
 def _history(rounds: int) -> list[dict]:
@@ -68,3 +69,32 @@ def test_microcompact_keeps_the_last_three_and_is_idempotent() -> None:
         [m["content"][0]["content"] for m in messages[-5::2]]
     again, more = microcompact(cleared, names, keep=3)
     assert again == cleared and more == {}
+
+
+@pytest.mark.exercise("5.3")
+def test_a_result_the_agent_has_not_seen_is_never_cleared() -> None:
+    """The newest results of a reply go out before any reply to them: they stay whole, even
+    with ``keep=0``, and are cleared once a reply follows them."""
+    messages = _history(4)
+    names = {f"t{n}": "read_file" for n in range(4)}
+    _, decisions = microcompact(messages, names, keep=0)
+    assert sorted(decisions) == ["t0", "t1", "t2"]  # t3 has no reply after it yet
+    replied = [*messages, {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}]
+    _, decisions = microcompact(replied, names, keep=0)
+    assert sorted(decisions) == ["t0", "t1", "t2", "t3"]
+
+
+@pytest.mark.exercise("5.3")
+def test_a_cleared_result_names_its_file_and_keeps_the_lines_the_task_asks_about() -> None:
+    """§7.4: the way back to the whole result, and the lines naming the task's terms."""
+    log = "".join(f"12:00 INFO request {n} took 40ms\n" for n in range(300))
+    log += "12:01 INFO orders baseline p99 = 212ms\n" + log
+    text = placeholder("read_file", log, ".task_outputs/tool-results/t1.txt",
+                       matching_lines(log, task_terms("Find each service's baseline p99.")))
+    assert text.splitlines() == [
+        "[older tool result cleared; the full output is saved in "
+        ".task_outputs/tool-results/t1.txt]", "12:01 INFO orders baseline p99 = 212ms"]
+    names = {f"t{n}": "read_file" for n in range(5)}
+    _, decisions = microcompact(_history(5), names, saved_at=lambda i: f"x/{i}.txt")
+    assert decisions["t0"].startswith("[older tool result cleared; the full output is saved "
+                                      "in x/t0.txt]")

@@ -28,3 +28,12 @@ def test_blocking_mark_and_target() -> None:
 
 def test_a_small_model_reserves_its_own_maximum_output() -> None:
     assert thresholds(32_000, summary_reserve=8_000).compact_at == 32_000 - 21_000
+
+
+def test_the_band_is_a_share_of_the_window_below_the_trigger() -> None:
+    """§4.6: keep the occupancy at 50–65 % of the window; the band never rises above the
+    trigger, so on a 32K window it collapses onto it."""
+    limits = thresholds(200_000)
+    assert (limits.band_low, limits.band_high) == (100_000, 130_000)
+    small = thresholds(32_000, summary_reserve=8_000)
+    assert small.band_low == small.band_high == small.compact_at == 11_000

@@ -17,6 +17,7 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
   recovery reads (§3.2, §7.4).
 - ``plot_layers`` / ``plot_thresholds``: which layer fired when and what it freed; where the
   thresholds sit on different windows (§7.2, §8.1, §12.6).
+- ``plot_occupancy``: each request's share of the window against the band (§4.6).
 - ``plot_cache``: cache read, write and uncached per call, with cache-break attribution;
   ``prefix_reuse`` / ``plot_prefix_reuse``: how much of each request repeats the last one
   (§6, §12.6).
@@ -24,6 +25,7 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
 - ``OptionsPanel``: any stage's options under sliders; rerun and redraw.
 """
 
+from .band import plot_occupancy
 from .bill import bill_label, plot_bill
 from .cache import CacheSeries, Reuse, cache_series, plot_cache, plot_prefix_reuse, prefix_reuse
 from .calls import Call, CallRecorder, calls_from_views, run_recorded
@@ -58,6 +60,7 @@ __all__ = [
     "layer_events", "layer_totals", "model_knob", "offloaded", "outline",
     "plot_bill", "plot_cache", "plot_chars_per_token", "plot_composition",
     "plot_composition_over_turns", "plot_context", "plot_estimate_error", "plot_layers",
-    "plot_offloads", "plot_prefix_reuse", "plot_refetch", "plot_thrash", "plot_thresholds",
+    "plot_occupancy", "plot_offloads", "plot_prefix_reuse", "plot_refetch", "plot_thrash",
+    "plot_thresholds",
     "prefix_reuse", "recovery_reads", "run_recorded", "thrash_series",
 ]

@@ -44,7 +44,9 @@ class Drill:
 
 DRILLS = (
     Drill("offload", "long-task", {}, "log dumps over the 50K-character budget"),
-    Drill("snip", "chat-heavy", {}, "a long history of small turns"),
+    Drill("snip", "chat-heavy", {"keep_results": 10_000},
+          "a long history of small turns; microcompact, which clears in the band first, "
+          "disabled"),
     Drill("microcompact", "medium-results", {"keep_last": 10_000},
           "many medium results; snip disabled so clearing must do the work"),
     Drill("summary", "chat-heavy", {"keep_last": 10_000, "keep_results": 10_000},

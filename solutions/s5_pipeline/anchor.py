@@ -1,0 +1,56 @@
+"""The second message breakpoint: where the last batch of clearing ended (§6.4, §6.7–6.8).
+
+The cache keeps a prefix only where a breakpoint wrote it. With the one breakpoint that moves
+with the newest message, the next batch of clearing — which changes results after the last
+batch — finds nothing cached behind the change and writes the whole history again. A
+breakpoint left on the message that holds the newest result the last batch cleared keeps that
+prefix in the cache (its lookback reaches it as long as it is warm), so the next batch
+rewrites only what came after it: the cached prefix moves once per batch. Tools, the static
+system zone, the moving breakpoint and this one make the API's four.
+
+Which message it is follows from the frozen decisions alone (the newest message with a result
+microcompact cleared), so a resumed session places it where the first process did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .zones import MOVING
+
+Messages = list[dict[str, Any]]
+
+
+def holds_cleared(message: dict[str, Any], decisions: dict[str, dict[str, Any]]) -> bool:
+    """Whether ``message`` holds a result that microcompact cleared."""
+    content = message["content"]
+    return not isinstance(content, str) and any(
+        b.get("type") == "tool_result"
+        and decisions.get(b.get("tool_use_id"), {}).get("layer") == "microcompact"
+        for b in content)
+
+
+def find_anchor(messages: Messages, decisions: dict[str, dict[str, Any]],
+                hint: int | None = None) -> int | None:
+    """The index of the newest message holding a cleared result, or None. ``hint``, last
+    turn's answer, is where the search starts when it still qualifies (a turn appends)."""
+    valid = hint is not None and hint < len(messages) and holds_cleared(messages[hint],
+                                                                         decisions)
+    found = None
+    for index in range(hint if valid else 0, len(messages)):
+        if holds_cleared(messages[index], decisions):
+            found = index
+    return found
+
+
+def mark_anchor(messages: Messages, index: int | None) -> Messages:
+    """``messages`` with a breakpoint on the last cacheable block of message ``index`` (a
+    copy of that message), unless it is the newest, whose breakpoint is already there."""
+    if index is None or index >= len(messages) - 1:
+        return messages
+    blocks = [dict(b) for b in messages[index]["content"]]
+    for block in reversed(blocks):
+        if block.get("type") != "text" or block.get("text"):
+            block["cache_control"] = dict(MOVING)
+            break
+    return [*messages[:index], dict(messages[index], content=blocks), *messages[index + 1:]]
