@@ -1,7 +1,7 @@
 """The simulated model forgets as measured models do (guide §4; DESIGN §4 "Retrieval").
 
 Whether a visible fact is found depends on its relative position and the request's occupancy
-only: the draws are keyed on the seed, the fact and its occurrence, never on the bytes. A miss
+only: the draws are keyed on the seed, the fact and the copy, never on the bytes. A miss
 looks like absence (the agent fetches the fact again), every miss is telemetry, and ``--rot
 off`` turns the model off.
 """
@@ -43,13 +43,13 @@ def test_a_miss_depends_on_position_and_occupancy_never_on_the_bytes() -> None:
     for va, vb in zip(a, b, strict=True):
         chances = []
         for v in (va, vb):
-            (where,) = retrieval.copies(v, needle.NEEDLE)
+            ((where, copy),) = retrieval.copies(v, needle.NEEDLE)
             chances.append(recall.accuracy(where, v.input_tokens / v.window))
         assert chances[0] == pytest.approx(chances[1], abs=0.02)
         for seed in range(300):
             lost = [bool(retrieval.missed(v, seed, needs, on=True)) for v in (va, vb)]
             if lost[0] != lost[1]:  # other bytes change the outcome only through the chance
-                assert min(chances) <= retrieval.draw(seed, needle.FACT, 0) < max(chances)
+                assert min(chances) <= retrieval.draw(seed, needle.FACT, copy) < max(chances)
     # the same seed misses more often in the middle than near the start (the U)
     early, middle = (sum(bool(retrieval.missed(v, s, needs, on=True)) for s in range(300))
                      for v in a)

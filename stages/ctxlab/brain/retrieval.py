@@ -4,11 +4,12 @@ A visible fact is found with the chance its model family's recall table gives fo
 relative position in the request and the request's occupancy (``ctxlab.recall``). Every copy
 of the fact in view (its tool result, a working note, a summary that quotes it) is a chance
 to find it; the fact is missed only when every copy is. Each copy's draw is keyed on the run's
-seed, the fact and the copy's occurrence (the first copy in view, the second …), never on the
-request's bytes, so a context layer changes whether a fact is missed only through where the
-fact sits and how full the request is. A copy keeps its draw from turn to turn: a fact found
-now is lost later when the context around it grows until its chance falls below the draw,
-and a fetched-again copy is a new occurrence with a draw of its own.
+seed, the fact and the copy itself (the tool call its result belongs to, or the line it sits
+on), never on the request's bytes or on the other copies, so a context layer changes whether a
+fact is missed only through where the fact sits and how full the request is: removing one copy
+does not hand its draw to another. A copy keeps its draw from turn to turn: a fact found now is
+lost later when the context around it grows until its chance falls below the draw, and a
+fetched-again copy (a new tool call) has a draw of its own.
 
 A miss looks like absence: the plan fetches the fact again (``plan.decide``). ``--rot off``
 (``switched(False)``) turns the model off for a process; a view built without a layout (no
@@ -18,6 +19,7 @@ A miss looks like absence: the plan fetches the fact again (``plan.decide``). ``
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -70,8 +72,20 @@ def _block_text(block: dict[str, Any]) -> str:
     return str(block.get("text", "")) if kind == "text" else result_text([block])
 
 
-def copies(view: ModelView, marker: str) -> list[float]:
-    """The relative position (0–1) of each block in ``view`` that shows ``marker``, in order."""
+def _identity(block: dict[str, Any], text: str, at: int) -> str:
+    """What stays the same of a copy while a layer moves it or cuts around it: the tool call
+    its result or input belongs to, else the line it sits on (not the text around it)."""
+    ident = block.get("tool_use_id") or (block.get("id") if block.get("type") == "tool_use"
+                                         else None)
+    if ident:
+        return str(ident)
+    line = text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
+    return hashlib.sha1(line.encode()).hexdigest()[:16]
+
+
+def copies(view: ModelView, marker: str) -> list[tuple[float, str]]:
+    """Each block in ``view`` that shows ``marker``, in order: its relative position (0–1) and
+    the identity its draw is keyed on (``_identity``)."""
     if not view.spans or not view.input_tokens:
         return []
     blocks = [*view.system, *(b for m in view.messages for b in m["content"])]
@@ -80,13 +94,15 @@ def copies(view: ModelView, marker: str) -> list[float]:
         text = _block_text(block)
         at = text.find(marker)
         if at >= 0:
-            found.append((start + tokens * at / max(len(text), 1)) / view.input_tokens)
+            found.append(((start + tokens * at / max(len(text), 1)) / view.input_tokens,
+                          _identity(block, text, at)))
     return found
 
 
-def draw(seed: int, fact: str, occurrence: int) -> float:
-    """The copy's uniform draw: found while its chance is above it."""
-    return random.Random(f"{seed}:recall:{fact}:{occurrence}").random()
+def draw(seed: int, fact: str, copy: str) -> float:
+    """The copy's uniform draw: found while its chance is above it. Keyed on the copy itself,
+    so a layer that removes another copy, or moves this one, changes nothing but its chance."""
+    return random.Random(f"{seed}:recall:{fact}:{copy}").random()
 
 
 def missed(view: ModelView, seed: int, needs: dict[str, str], *,
@@ -101,11 +117,11 @@ def missed(view: ModelView, seed: int, needs: dict[str, str], *,
     for fact, marker in needs.items():
         where = copies(view, marker)
         if where and not finds(seed, fact, where, occupancy, recall):
-            lost.append(Miss(fact, round(where[-1], 4), round(occupancy, 4)))
+            lost.append(Miss(fact, round(where[-1][0], 4), round(occupancy, 4)))
     return lost
 
 
-def finds(seed: int, fact: str, where: list[float], occupancy: float,
+def finds(seed: int, fact: str, where: list[tuple[float, str]], occupancy: float,
           recall: RecallTable) -> bool:
-    """Whether any copy of ``fact`` (at the relative positions ``where``) is found."""
-    return any(draw(seed, fact, k) < recall.accuracy(p, occupancy) for k, p in enumerate(where))
+    """Whether any copy of ``fact`` (``copies``: position, identity) is found."""
+    return any(draw(seed, fact, copy) < recall.accuracy(p, occupancy) for p, copy in where)
