@@ -61,14 +61,16 @@ def test_compaction_runs_on_a_model_that_offers_it_and_fits_haiku(report: dict[s
 
 
 def test_clearing_is_applied_and_costs_the_cache(report: dict[str, Any]) -> None:
-    a, b, d = row(report, "a"), row(report, "b"), row(report, "d")
-    assert b["server_edits_applied"] > 0 and d["server_edits_applied"] > 0
+    a, b, d, base = (row(report, k) for k in ("a", "b", "d", "baseline"))
+    assert b["server_edits_applied"] > 0
     # documented behaviour: clearing invalidates the cached prefix from the first cleared block
-    assert b["cache_read_share"] < a["cache_read_share"]
-    assert d["cache_read_share"] < a["cache_read_share"]
-    # fewer tokens, more dollars: the paradox of §6.5
-    assert d["tokens_per_task"] < a["tokens_per_task"]
-    assert d["cost_usd_same_prices"] > a["cost_usd_same_prices"]
+    assert b["cache_read_share"] < min(a["cache_read_share"], base["cache_read_share"])
+    # fewer tokens, more dollars than keeping everything cached: the paradox of §6.5
+    assert b["tokens_per_task"] < base["tokens_per_task"]
+    assert b["cost_usd_same_prices"] > base["cost_usd_same_prices"]
+    # stage 5 keeps the window in the guide's band (§4.6), under the clearing's trigger: the
+    # server has nothing to clear when stage 5 runs in front of it
+    assert d["server_edits_applied"] == 0 and d["tokens_per_task"] == a["tokens_per_task"]
 
 
 def test_the_baseline_keeps_everything(report: dict[str, Any]) -> None:

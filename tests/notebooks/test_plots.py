@@ -205,8 +205,9 @@ def test_outline(small: runner.RunResult) -> None:
 
 def test_rerun_panel_reruns_and_redraws() -> None:
     panel = plots.RerunPanel(2, LONG, model=MODEL, ratio=0.8)
-    assert panel.widget is not None and panel.result.summary.success
-    assert len(panel.figures) == 2
+    assert panel.widget is not None
+    assert panel.result.summary.error is None  # every request fit (the check may still fail:
+    assert len(panel.figures) == 2              # near a full window the model misses facts, §4)
     first = panel.figures[0]
     panel.slider.value = 0.9  # the estimate never reaches 90 %: the real request overflows
     panel.button.click()

@@ -43,7 +43,8 @@ def test_argument_order_does_not_matter() -> None:
 
 def test_truncation_makes_the_agent_repeat_itself_on_the_long_task() -> None:
     result = run(2, "long-task", model="claude-haiku-4-5")
-    assert result.summary.success, result.problems
+    assert result.summary.error is None  # the API took every request; near a full window the
+    # model may still miss a fact in view and fail the check (§4): the repeats are the lesson
     calls = []
     for ask, answer in zip(result.messages[1::2], result.messages[2::2], strict=False):
         outputs = {b["tool_use_id"]: b["content"] for b in answer["content"]

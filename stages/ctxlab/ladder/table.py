@@ -32,11 +32,8 @@ LADDER: tuple[Rung, ...] = (
          "rejects the next request", {"1": N, "2:naive": P, "2": H, "3": N, "4": H, "5": H},
          c.orphan_tool_result,
          lacks={1: NO_CUT, 3: "stage 3 offloads results in place and never removes a message"}),
-    # Stage 5 thrashes on the 200K window: as under stages 3–4 the model misses three facts in
-    # view at 62–76 % of the window and fetches them again (§4, counted apart); then stage 5's
-    # microcompact clears those fresh results at turn 22 and they are fetched once more.
     Rung("thrash", "§12.2", 3, "truncation throws away what the agent still needs: it "
-         "re-reads and re-runs", {"1": N, "2": P, "3": H, "4": H, "5": P}, c.thrash,
+         "re-reads and re-runs", {"1": N, "2": P, "3": H, "4": H, "5": H}, c.thrash,
          lacks={1: NO_CUT}),
     Rung("read-exemption-loop", "§6.10", 3, "an offloaded read is read back and offloaded "
          "again, and again", {"1": N, "2": N, "3:no-read-exemption": P, "3": H, "4": H, "5": H},
