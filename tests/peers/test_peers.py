@@ -95,10 +95,10 @@ def test_the_readme_shows_these_runs(scenario: str) -> None:
 @pytest.mark.parametrize("scenario", SCENARIOS)
 def test_what_the_readme_says_of_stage_5(scenario: str) -> None:
     """Of the methods that finish (the oracle is a bound), stage 5 has the smallest bill; it
-    sends the fewest tokens on long-task, and observation masking and the API's own clearing
-    send fewer on the other two; masking with cache breakpoints costs more than without (it
-    rewrites an old block on every request). If stage 5 improves, this test and the README's
-    sentences change together."""
+    sends the fewest tokens on long-task; the API's own clearing sends fewer on the other two,
+    and observation masking on chat-heavy; masking with cache breakpoints costs more than
+    without (it rewrites an old block on every request). If stage 5 improves, this test and
+    the README's sentences change together."""
     got = {r["stage"]: r for r in rows(scenario)}
     five = got[5]
     methods = [r for r in got.values() if r["success"] and r["stage"] not in (5, "oracle")]
@@ -107,7 +107,8 @@ def test_what_the_readme_says_of_stage_5(scenario: str) -> None:
     if scenario == "long-task":
         assert five["tokens_per_task"] < fewest
     else:
-        for name in ("api-clear", "observation-masking"):
+        fewer = ("api-clear", "observation-masking") if scenario == "chat-heavy" else ("api-clear",)
+        for name in fewer:
             assert got[name]["success"] and got[name]["tokens_per_task"] < five["tokens_per_task"]
     masked, cached = got["observation-masking"], got["observation-masking-cached"]
     assert cached["cost_usd"] > masked["cost_usd"] and cached["cache_read_share"] < 0.1

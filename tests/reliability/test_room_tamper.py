@@ -37,9 +37,7 @@ CHEATS = {  # name: (code appended to the handout's estimate.py, a finding it mu
     "skip-at-import": ("import pytest\npytest.skip('later', allow_module_level=True)\n",
                        "tests/s1/test_estimate.py was skipped at import"),
     "xfail-in-a-test": ("import pytest\ndef estimate_tokens(*a, **k):\n    pytest.xfail('x')\n",
-                        "3 tests (test_text_blocks_and_string_content, "
-                        "test_tool_use_and_tool_result_count, "
-                        "test_system_and_tools_are_part_of_the_request) skipped or xfailed"),
+                        "skipped or xfailed at run time"),
     "sys-exit-at-import": ("import sys\nsys.exit(0)\n", "never reported"),
     "os-exit-at-import": ("import os\nos._exit(0)\n",
                           "the test process exited with code 0 before pytest finished"),
@@ -93,7 +91,8 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Run, lis
 def test_the_honest_reference_is_not_flagged(graded: dict[str, tuple[Run, list[str]]]) -> None:
     run, found = graded["honest"]
     assert found == [] and run.status == OK
-    assert {r["outcome"] for r in run.records} == {"passed", "xfailed", "skipped"}
+    outcomes = {r["outcome"] for r in run.records}  # other stages' cells are deselected
+    assert "passed" in outcomes and outcomes <= {"passed", "xfailed", "skipped"}
 
 
 @pytest.mark.parametrize("name", list(CHEATS))
