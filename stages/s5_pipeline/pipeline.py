@@ -49,6 +49,7 @@ from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
 
 Messages = list[dict[str, Any]]
 CACHE_TTL_S = 300.0
+TASK_LOG = "task"  # the session-log name under which the task's words are kept
 Summarizer = Callable[[Messages, Session], Messages]
 
 
@@ -110,13 +111,24 @@ class Pipeline(BandClearing):
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
         if self.terms is None:
-            self.terms = task_terms(task_text(messages[0]) if messages else "")
+            self.terms = task_terms(self._task(messages, session))
         self.requests = sum(m["role"] == "assistant" for m in messages)
         messages = self.compact(messages, session)
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))
         self.anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
         return mark_anchor(self.mark(messages), self.anchor)
+
+    def _task(self, messages: Messages, session: Session) -> str:
+        """The task's text, as the first request showed it: kept in the session log, so a
+        resumed session (whose history starts with a summary) reads the same words (§7.4)."""
+        ledger = self._ledger(session)
+        said = [e["text"] for e in ledger.notes(TASK_LOG) if isinstance(e.get("text"), str)]
+        if said:
+            return said[0]
+        text = task_text(messages[0]) if messages else ""
+        ledger.note(TASK_LOG, {"text": text})
+        return text
 
     def compact(self, messages: Messages, session: Session) -> Messages:
         """The pipeline (§7.2): the history after the layers this request needs.

@@ -153,14 +153,15 @@ def test_cache_aware_clearing_waits_while_warm_and_acts_once_cold(tmp_path) -> N
 
 def test_a_warm_batch_runs_once_later_requests_repay_its_rewrite(tmp_path) -> None:
     """§6.5's arithmetic: the same batch in the band waits while few requests are expected to
-    read what it frees, and runs once enough are (the requests so far stand in for them)."""
+    read what it frees, and runs once enough are (the replies so far stand in for them)."""
     session = _session(tmp_path, Simulator())
     layer = _layer()
     history = tool_history(7, 15_000)
     layer.prepare(history, session)
     assert session.events == []
-    layer.requests = 20  # as if twenty requests had been sent: as many are expected to come
-    layer.prepare(history, session)
+    chat = [{"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+            {"role": "user", "content": [{"type": "text", "text": "go on"}]}] * 13
+    layer.prepare(history[:1] + chat + history[1:], session)  # twenty replies: as many to come
     assert [e["layer"] for e in session.events] == ["microcompact"]
     assert session.events[0]["trigger"].startswith("in the band; frees ")
 
