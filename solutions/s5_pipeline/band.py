@@ -5,7 +5,7 @@ trigger. A batch runs when it repays the cached prefix it rewrites (``batch``), 
 band's upper edge whatever the cache says. Before a result is cleared it is saved to disk, so
 its placeholder can name the file (§7.4), and the pipeline's ledger freezes the decision (§6.9).
 ``BandClearing`` is the part of ``Pipeline`` that does this; it uses the pipeline's state (the
-ledger, the calibration, the requests so far, whether the cache is cold).
+ledger, the calibration, whether the cache is cold).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ class BandClearing:
         prices = models.get(session.model).prices
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
-        elif batch.repays(prices, requests=self.requests, cold=self.cold):
+        elif batch.repays(prices, requests=_replies(messages), cold=self.cold):
             why = (f"in the band; frees {batch.freed:,}, rewrites {batch.suffix:,}"
                    + (" (cache cold)" if self.cold else ""))
         else:
@@ -72,6 +72,12 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def _replies(messages: Messages) -> int:
+    """The requests answered so far, read from the history (so a resumed session counts the
+    same): the estimate of those still to come (§6.5)."""
+    return sum(m["role"] == "assistant" for m in messages)
 
 
 def _saved_at(tool_use_id: str) -> str | None:

@@ -74,8 +74,6 @@ class Pipeline(BandClearing):
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
-        self.requests = 0  # requests answered so far (the history's replies): the estimate of
-        # those still to come, read from the history so that a resumed run counts the same
         self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
         self.anchor: int | None = None  # the message where the last batch ended (§6.4)
 
@@ -110,7 +108,6 @@ class Pipeline(BandClearing):
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
         if self.terms is None:
             self.terms = task_terms(self._task(messages, session))
-        self.requests = sum(m["role"] == "assistant" for m in messages)
         messages = self.compact(messages, session)
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))

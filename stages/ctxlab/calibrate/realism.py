@@ -47,7 +47,8 @@ def within(real: dict[str, Any], simulated: dict[str, Any], key: str) -> bool:
     return want is not None and got is not None and abs(got - want) <= BAND * want
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
+    """A statistic as the reports print it: 3 decimals below 10, thousands separators."""
     if value is None:
         return "—"
     if isinstance(value, float) and not value.is_integer():
@@ -61,6 +62,6 @@ def markdown(real: dict[str, Any], simulated: dict[str, Any]) -> str:
     lines = ["| statistic | real logs | simulated runs | within ±30 % |", "|---|---|---|---|"]
     for key, label in ROWS:
         held = ("yes" if within(real, simulated, key) else "**no**") if key in CHECKED else ""
-        lines.append(f"| {label} | {_shown(real.get(key))} | {_shown(simulated.get(key))} "
+        lines.append(f"| {label} | {shown(real.get(key))} | {shown(simulated.get(key))} "
                      f"| {held} |")
     return "\n".join(lines)

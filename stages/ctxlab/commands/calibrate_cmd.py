@@ -60,14 +60,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(run=run)
 
 
-def _shown(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, float) and not value.is_integer():
-        return f"{value:.3f}" if value < 10 else f"{value:,.1f}"
-    return f"{int(value):,}"
-
-
 def run(args: argparse.Namespace) -> int:
     try:
         result = calibrate(args.paths)
@@ -84,8 +76,8 @@ def run(args: argparse.Namespace) -> int:
     for column in ("pooled", *ROLES):
         table.add_column(column, justify="right")
     for key in KEYS:
-        table.add_row(_LABELS[key], _shown(result.stats[key]),
-                      *(_shown(result.by_role[r][key]) if key in result.by_role[r] else ""
+        table.add_row(_LABELS[key], realism.shown(result.stats[key]),
+                      *(realism.shown(result.by_role[r][key]) if key in result.by_role[r] else ""
                         for r in ROLES))
     console.print(table)
     for note in result.notes:
