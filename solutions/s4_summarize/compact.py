@@ -22,7 +22,7 @@ from s2_truncate import api_rounds, assert_messages_valid
 
 from ctxlab.session import Session
 
-from .errors import NothingToSummarize, ToolCallInsteadOfSummary
+from .errors import NothingToSummarize, SummaryCutOff, ToolCallInsteadOfSummary
 from .ptl import MAX_PTL_RETRIES, ptl_retry
 from .rebuild import ATTACHMENT_HEADER, FileLog, reattach_files
 from .template import read_summary
@@ -45,6 +45,10 @@ class Compacted:
     layer: str
     rounds_dropped: int = 0
     tokens_dropped: int = 0
+
+
+CUT_OFF = ("max_tokens", "model_context_window_exceeded")
+"""Stop reasons of a summary that did not reach its end."""
 
 
 def _text(text: str) -> dict[str, Any]:
@@ -79,6 +83,8 @@ def ask_for_summary(session: Session, history: Messages, prompt: str) -> str:
                               max_tokens=SUMMARY_MAX_TOKENS)
     if any(block.type == "tool_use" for block in response.content):
         raise ToolCallInsteadOfSummary("the summarizer called a tool instead of writing")
+    if response.stop_reason in CUT_OFF:  # a summary with its end missing is not one (§8.1)
+        raise SummaryCutOff(f"the summary stopped early ({response.stop_reason})")
     return read_summary("".join(b.text for b in response.content if b.type == "text"))
 
 

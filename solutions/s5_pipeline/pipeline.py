@@ -41,7 +41,7 @@ from .fallback import LastResort
 from .ledger import Ledger
 from .microcompact import task_terms
 from .snip import snip
-from .thresholds import SUMMARY_RESERVE, Thresholds, thresholds
+from .thresholds import SUMMARY_RESERVE, Thresholds, message_budget, thresholds
 from .volatile import place
 from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
 
@@ -59,6 +59,7 @@ class Pipeline(BandClearing):
                  keep_results: int = 3, target_share: float = 0.6,
                  dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
         self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
+        self.budgets = (per_result, per_message)  # §2.4's, for a 200K window
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
         self.target_share = target_share
@@ -84,7 +85,11 @@ class Pipeline(BandClearing):
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
-        """L3: offload over-budget results; freeze each decision."""
+        """L3: offload over-budget results, at budgets kept to the window's share (§2.4);
+        freeze each decision."""
+        per_result, per_message = self.budgets
+        self.offload.per_message = message_budget(per_message, session.window)
+        self.offload.per_result = min(per_result, self.offload.per_message)
         admitted = self.offload.admit(results, session)
         for before, after in zip(results, admitted, strict=True):
             if after is not before:

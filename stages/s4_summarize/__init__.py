@@ -20,6 +20,7 @@ from .errors import (
     CompactionFailed,
     EmptySummary,
     NothingToSummarize,
+    SummaryCutOff,
     SummaryTooLong,
     ToolCallInsteadOfSummary,
 )
@@ -50,8 +51,9 @@ def summarizer(**options: Any) -> Compactor:
 __all__ = [
     "ATTACHMENT_HEADER", "FREE_FORM", "MAX_PTL_RETRIES", "SECTIONS", "SUMMARY_HEADER",
     "TRANSCRIPT", "TRANSIENT", "CircuitBreaker", "CompactionFailed", "Compactor",
-    "EmptySummary", "FileLog", "NothingToSummarize", "Retried", "SummaryLayer",
-    "SummaryTooLong", "TokenLedger", "ToolCallInsteadOfSummary", "archive", "ask_for_summary",
+    "EmptySummary", "FileLog", "NothingToSummarize", "Retried", "SummaryCutOff",
+    "SummaryLayer", "SummaryTooLong", "TokenLedger", "ToolCallInsteadOfSummary", "archive",
+    "ask_for_summary",
     "drop_oldest", "estimate_tokens", "guarded", "make_layer", "ptl_retry", "read_summary",
     "read_transcript", "reattach_files", "recent_start", "strip_images", "summarize",
     "summarizer", "summary_prompt", "touched_paths",

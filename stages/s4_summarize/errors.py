@@ -21,6 +21,11 @@ class SummaryTooLong(CompactionFailed):
     """The summary request was still too long after every PTL retry (§9.1)."""
 
 
+class SummaryCutOff(CompactionFailed):
+    """The summary stopped at the context window or its ``max_tokens``: the request left it no
+    room (§8.1). Like a request that is too long, it needs a shorter history (§9.1)."""
+
+
 class EmptySummary(CompactionFailed):
     """The summarizer answered, but with no summary in it (§9.4)."""
 

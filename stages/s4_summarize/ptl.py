@@ -7,7 +7,9 @@ window too. Two remedies, cheapest first. Images go before anything is sent: the
 summary nothing and cost about width × height / 750 tokens each. Then, while the API answers
 ``prompt is too long``, the oldest API rounds are dropped and the call is retried, a bigger
 share each time — ``min(0.85, 0.25 + retry × 0.15)`` of the rounds, at most four retries —
-because a request that 25 % did not save is further over than it looked.
+because a request that 25 % did not save is further over than it looked. A request that just
+fits is no better off: on Claude 4.5+ models the summary then stops at the window
+(``model_context_window_exceeded``) with its end missing, so that too asks for fewer rounds.
 
 What is dropped here is neither summarized nor kept: the one place in the whole system where
 information is destroyed for good (offload can be read back, a summary keeps the gist). The
@@ -24,7 +26,7 @@ from typing import Any
 import anthropic
 from s2_truncate import api_rounds
 
-from .errors import SummaryTooLong
+from .errors import SummaryCutOff, SummaryTooLong
 
 Messages = list[dict[str, Any]]
 
@@ -44,6 +46,16 @@ class Retried:
 def is_prompt_too_long(error: BaseException) -> bool:
     """Whether an API error is the ``prompt is too long`` rejection (R12)."""
     return isinstance(error, anthropic.BadRequestError) and "prompt is too long" in str(error)
+
+
+NO_ROOM = (anthropic.BadRequestError, SummaryCutOff)
+"""What a summary request without room raises: the API's rejection, or a cut-off summary."""
+
+
+def left_no_room(error: BaseException) -> bool:
+    """Whether the summary request had no room: rejected as too long (R12), or answered with a
+    summary cut off at the window (§8.1). Either way a shorter history is the cure."""
+    return is_prompt_too_long(error) or isinstance(error, SummaryCutOff)
 
 
 def _without_images(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -79,11 +91,12 @@ def ptl_retry(ask: Callable[[Messages], str], messages: Messages, *,
     """Get a summary of ``messages`` from ``ask``, dropping the oldest rounds while too long.
 
     ``ask(history)`` sends the history with the summary request and returns the summary; a
-    too-long request raises the SDK's ``BadRequestError`` (see ``is_prompt_too_long``), which
-    is the only error handled here. Strip the images first. On the n-th retry (n = 0, 1, …)
-    send the messages without their ``ceil(min(0.85, 0.25 + n × 0.15) × rounds)`` oldest
-    rounds (counted on the original), always keeping the newest round. Return the summary
-    with the number of rounds dropped and of the messages they held; raise
-    ``SummaryTooLong`` when the retries are used up or a retry would drop nothing more.
+    too-long request raises the SDK's ``BadRequestError``, a summary cut off at the window
+    ``SummaryCutOff`` (both in ``NO_ROOM``); only those that ``left_no_room`` are handled.
+    Strip the images first. On the n-th retry (n = 0, 1, …) send the messages without their
+    ``ceil(min(0.85, 0.25 + n × 0.15) × rounds)`` oldest rounds (counted on the original),
+    always keeping the newest round. Return the summary with the number of rounds dropped and
+    of the messages they held; raise ``SummaryTooLong`` when the retries are used up or a
+    retry would drop nothing more.
     """
     raise NotImplementedError("Exercise 4.2 — ptl_retry(): see notebooks/04_summarize.ipynb")

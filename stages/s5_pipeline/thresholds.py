@@ -14,6 +14,11 @@ so the tokens paid for them are wasted; sid-code masks tool output at 60 % and s
 70 % of a 200K window (§4.6). The cheap clearing tier starts at the band's lower edge; the
 band's upper edge is where it runs whatever the cache says. Neither edge ever lies above the
 trigger (a small window has no room for a band below it).
+
+The offload budgets of §2.4 (50,000 characters per result, 200,000 per message) were set for a
+200K-token window, where one message's budget is about a quarter of it (~4 characters a token).
+A smaller window keeps that share (``message_budget``): on a 32K window one turn of results
+at the 200K window's budget fills the window past the blocking mark by itself.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ SUMMARY_RESERVE = 20_000
 BUFFER = 13_000
 BLOCKING_LEFT = 3_000
 BAND = (0.50, 0.65)  # the occupancy to stay in, as shares of the window (§4.6)
+BUDGET_WINDOW = 200_000  # the window §2.4's offload budgets were set for
 
 
 @dataclass(frozen=True)
@@ -55,3 +61,9 @@ def thresholds(window: int, completion_buffer: int = 0, target_share: float = 0.
     shares of the window, each at most ``compact_at``.
     """
     raise NotImplementedError("Exercise 5.1 — thresholds(): see notebooks/05_pipeline.ipynb")
+
+
+def message_budget(per_message: int, window: int) -> int:
+    """One message's offload budget in characters for ``window``: §2.4's ``per_message`` at
+    most, and on a window smaller than ``BUDGET_WINDOW`` the same share of it."""
+    return min(per_message, per_message * window // BUDGET_WINDOW)

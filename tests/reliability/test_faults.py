@@ -33,6 +33,10 @@ SCENARIO = {4: ("constraint", "ctxlab-sim-32k"), 5: ("constraint", "ctxlab-sim-3
 OUTAGE = {4: ("chat-heavy", "ctxlab-sim-32k"), 5: ("constraint", "ctxlab-sim-32k")}
 """Stage 4 has no blocking tier, so an outage needs turns small enough to leave it the room
 for three failed compactions (``test_stage4_without_headroom...`` shows what happens else)."""
+LOSES_RULE = {(4, "prompt too long"), (4, "empty"), (4, "tool call")}
+"""Runs that lose the turn-1 rule to a PTL retry. A summary that fails for its input (empty,
+a tool call) lets stage 4's history grow past the summary's reserve (§8.1): the next summary
+stops at the window, and making room for it drops the oldest rounds (§9.1)."""
 
 
 @pytest.fixture(autouse=True)
@@ -65,7 +69,8 @@ def assert_nothing_unaccounted(result: RunResult) -> None:
 def test_one_failed_summary_call_is_survived(stage: int, fault: str) -> None:
     result, bench = _run(stage, fault, 1)
     assert result.summary.error is None
-    if (stage, fault) == (4, "prompt too long"):
+    groups = bench.summary_groups()
+    if (stage, fault) in LOSES_RULE:
         # The PTL retry dropped the oldest rounds unsummarized, the turn-1 rule with them: the
         # agent then breaks it (§9.1, §12.3). The manifest says so; stage 5 re-injects it.
         assert result.problems == ("config.py was changed, but the task must leave it as it "
@@ -73,9 +78,10 @@ def test_one_failed_summary_call_is_survived(stage: int, fault: str) -> None:
         rule = [i for i in result.loss.of("user_message") if "config.py" in i.preview]
         assert [(i.status, i.where) for i in rule] == [("on disk", ".transcripts/session.jsonl")]
         assert "ptl-drop" in rule[0].why
+        if fault != "prompt too long":  # the next summary had no room: cut off, then retried
+            assert [w.status for w in groups[1]] == [200, 200]
     else:
         assert result.summary.success, result.problems
-    groups = bench.summary_groups()
     first = [w.status for w in groups[0]]
     if fault in TRANSIENT or fault == "prompt too long":  # retried inside one compaction
         assert first[-1] == 200 and len(first) == 2

@@ -10,6 +10,7 @@ import pytest
 from s2_truncate import assert_messages_valid
 from s4_summarize import (
     FREE_FORM,
+    SummaryCutOff,
     SummaryTooLong,
     ask_for_summary,
     ptl_retry,
@@ -81,6 +82,40 @@ def test_the_newest_round_is_never_dropped() -> None:
         ptl_retry(ask, messages)
     assert len(ask.sent) == 3
     assert ask.sent[-1][1:] == messages[-2:]
+
+
+def test_a_summary_cut_off_at_the_window_also_drops_the_oldest_rounds() -> None:
+    """No room for the output is the same trouble as no room for the input (§8.1, §9.1)."""
+    messages = make_history(ROUNDS, result_chars=2_000)
+    sent: list[list[dict]] = []
+
+    def ask(history: list[dict]) -> str:
+        sent.append(history)
+        if len(sent) < 3:
+            raise SummaryCutOff("the summary stopped early (model_context_window_exceeded)")
+        return "the summary"
+
+    result = ptl_retry(ask, messages)
+    assert result.summary == "the summary" and result.rounds_dropped == 6
+    assert [len(h) for h in sent] == [len(messages), len(messages) - 6, len(messages) - 10]
+
+
+def test_on_the_simulator_a_request_that_just_fits_gets_a_cut_off_summary(session_on) -> None:
+    """Grow the history until the summary no longer comes back whole: before the API rejects
+    the request (R12), the summary stops at the window (``model_context_window_exceeded``),
+    which ``ask_for_summary`` refuses; the retry then makes room and gets it whole."""
+    session = session_on()
+    for chars in range(14_000, 16_000, 8):
+        messages = make_history(ROUNDS, result_chars=chars)
+        try:
+            whole = ask_for_summary(session, messages, FREE_FORM)
+        except (SummaryCutOff, anthropic.BadRequestError) as error:
+            assert isinstance(error, SummaryCutOff), error
+            break
+    else:
+        pytest.fail("no history in the range overflowed the window")
+    result = ptl_retry(lambda h: ask_for_summary(session, h, FREE_FORM), messages)
+    assert result.rounds_dropped > 0 and result.summary.strip() and whole.strip()
 
 
 def test_other_errors_are_not_its_business() -> None:
