@@ -40,7 +40,7 @@ reliability: $(STAMP)
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'
-	@CTXLAB_PEERS=1 $(BIN)/python -m pytest tests/peers -q
+	@CTXLAB_PEERS=1 $(BIN)/python -m pytest tests/peers -q -n auto --dist loadgroup
 
 CLIENTS := .venv-clients
 clients: $(STAMP)  # third-party clients against `ctxlab serve` (README "The ctxlab command")

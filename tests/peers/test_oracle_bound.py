@@ -10,9 +10,12 @@ The slack, stated: the agent's reply lengths are drawn from what it sees (``brai
 so two runs whose views differ write replies of different lengths; on a task with little to
 clear that alone can tip the total. The bound is therefore on what a layer controls: the
 oracle may exceed a row by no more than its agent's extra output tokens (its total output
-minus the row's, when positive), each re-sent on at most every later request — the extra
-output times the oracle's turns. A test below shows that the slack stays small next to the
-gap it could hide.
+minus the row's, when positive), each re-sent on at most every later request: before each of
+the oracle's requests, what its agent had written so far beyond what the row's had by the
+same request. Counting it request by request matters when the extra comes early and the
+row's longer replies come late (isolate-write, stage 5: the oracle's agent had written 902
+more tokens before its fifth request, and stage 5's fifth reply was 830 tokens longer). A
+test below shows that the slack stays small next to the gap it could hide.
 
 The bound runs with context rot off (``--rot off``): with it on, whether the model finds a fact
 in view is a seeded draw per copy that no layer controls, and a row can be luckier than the
@@ -49,13 +52,19 @@ def rows() -> list[Row]:
             layer_row("ctxlab.peers.masking:make_layer", {"n": 1}), layer_row(FINDING_LINES)]
 
 
-def _output(run: RunResult) -> int:
-    return sum(r.output_tokens for r in run.records)
+def _written(run: RunResult) -> list[int]:
+    """The agent's output tokens written before each request, and in all (the last)."""
+    totals = [0]
+    for record in run.records:
+        totals.append(totals[-1] + record.output_tokens)
+    return totals
 
 
 def slack(oracle: RunResult, other: RunResult) -> int:
-    """The oracle's extra output tokens, re-sent on each of its later requests at most."""
-    return max(0, _output(oracle) - _output(other)) * oracle.summary.turns
+    """The oracle's extra output tokens: written, and re-sent on each later request."""
+    mine, theirs = _written(oracle), _written(other)
+    ahead = [max(0, n - theirs[min(k, len(theirs) - 1)]) for k, n in enumerate(mine)]
+    return sum(ahead[1:-1]) + ahead[-1]
 
 
 @pytest.fixture(autouse=True)

@@ -194,7 +194,7 @@ def test_a_setting_changed_mid_session_only_affects_new_results(tmp_path) -> Non
     session.tool_names.update(toolu_a="run_command", toolu_b="run_command")
     kept = layer.admit(big, session)
     assert kept[0]["content"] == "a" * 40_000  # under the 50K budget: stays whole
-    layer.offload.per_result = 10_000  # the learner lowers the budget mid-session
+    layer.budgets = (10_000, layer.budgets[1])  # the learner lowers the budget mid-session
     history = [{"role": "user", "content": "task"},
                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_a",
                                                   "name": "run_command", "input": {}}]},
@@ -203,3 +203,19 @@ def test_a_setting_changed_mid_session_only_affects_new_results(tmp_path) -> Non
     newer = layer.admit([{"type": "tool_result", "tool_use_id": "toolu_b",
                           "content": "b" * 40_000}], session)
     assert ".task_outputs/tool-results/toolu_b.txt" in newer[0]["content"]
+    assert layer.offload.per_result == 10_000
+
+
+@pytest.mark.parametrize(("model", "offloaded"), [("ctxlab-sim-32k", ["toolu_b"]),
+                                                  ("claude-haiku-4-5", [])])
+def test_a_small_window_keeps_the_per_message_budget_at_its_share(tmp_path, model: str,
+                                                                   offloaded: list[str]) -> None:
+    """§2.4's 200,000 characters per message are a quarter of a 200K window; a 32K window
+    keeps that share (32,000), so one turn's 40,000 characters of results go partly to disk
+    there, and stay whole on the 200K window."""
+    session = _session(tmp_path, Simulator(), model)
+    session.tool_names.update(toolu_a="run_command", toolu_b="run_command")
+    results = [{"type": "tool_result", "tool_use_id": "toolu_a", "content": "a" * 18_000},
+               {"type": "tool_result", "tool_use_id": "toolu_b", "content": "b" * 22_000}]
+    kept = _layer().admit(results, session)
+    assert [b["tool_use_id"] for b in kept if ".task_outputs/" in b["content"]] == offloaded
