@@ -15,7 +15,7 @@ trigger (a small window has no room for a band below it).
 
 The offload budgets of §2.4 (50,000 characters per result, 200,000 per message) were set for a
 200K-token window, where one message's budget is about a quarter of it (~4 characters a token).
-A smaller window keeps that share (``message_budget``): on a 32K window one turn of results
+A smaller window keeps that share (``offload_budgets``): on a 32K window one turn of results
 at the 200K window's budget fills the window past the blocking mark by itself.
 """
 
@@ -27,6 +27,7 @@ SUMMARY_RESERVE = 20_000
 BUFFER = 13_000
 BLOCKING_LEFT = 3_000
 BAND = (0.50, 0.65)  # the occupancy to stay in, as shares of the window (§4.6)
+OFFLOAD_BUDGETS = (50_000, 200_000)  # §2.4: characters per result, per message
 BUDGET_WINDOW = 200_000  # the window §2.4's offload budgets were set for
 
 
@@ -67,7 +68,10 @@ def thresholds(window: int, completion_buffer: int = 0, target_share: float = 0.
     ### END SOLUTION
 
 
-def message_budget(per_message: int, window: int) -> int:
-    """One message's offload budget in characters for ``window``: §2.4's ``per_message`` at
-    most, and on a window smaller than ``BUDGET_WINDOW`` the same share of it."""
-    return min(per_message, per_message * window // BUDGET_WINDOW)
+def offload_budgets(window: int) -> tuple[int, int]:
+    """§2.4's offload budgets (per result, per message) for ``window``: as they are, and on a
+    window smaller than ``BUDGET_WINDOW`` the per-message one at the same share of it (the
+    per-result one never above it)."""
+    per_result, per_message = OFFLOAD_BUDGETS
+    per_message = min(per_message, per_message * window // BUDGET_WINDOW)
+    return min(per_result, per_message), per_message

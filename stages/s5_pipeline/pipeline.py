@@ -43,7 +43,7 @@ from .fallback import LastResort
 from .ledger import Ledger
 from .microcompact import task_terms
 from .snip import snip
-from .thresholds import SUMMARY_RESERVE, Thresholds, message_budget, thresholds
+from .thresholds import SUMMARY_RESERVE, Thresholds, offload_budgets, thresholds
 from .volatile import place
 from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
 
@@ -56,12 +56,12 @@ Summarizer = Callable[[Messages, Session], Messages]
 class Pipeline(BandClearing):
     """The stage-5 context layer."""
 
-    def __init__(self, *, summarize: Summarizer, per_result: int = 50_000,
-                 per_message: int = 200_000, keep_first: int = 3, keep_last: int = 47,
+    def __init__(self, *, summarize: Summarizer, per_result: int | None = None,
+                 per_message: int | None = None, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 3, target_share: float = 0.6,
                  dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
-        self.offload = OffloadLayer(per_result=per_result, per_message=per_message)
-        self.budgets = (per_result, per_message)  # §2.4's, for a 200K window
+        self.offload = OffloadLayer()
+        self.budgets = (per_result, per_message)  # None: §2.4's for the window
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
         self.target_share = target_share
@@ -87,11 +87,11 @@ class Pipeline(BandClearing):
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
-        """L3: offload over-budget results, at budgets kept to the window's share (§2.4);
-        freeze each decision."""
-        per_result, per_message = self.budgets
-        self.offload.per_message = message_budget(per_message, session.window)
-        self.offload.per_result = min(per_result, self.offload.per_message)
+        """L3: offload over-budget results; freeze each decision. The budgets are the ones
+        given, else §2.4's kept to the window's share (``offload_budgets``)."""
+        given, scaled = self.budgets, offload_budgets(session.window)
+        self.offload.per_result, self.offload.per_message = (
+            scaled[i] if value is None else value for i, value in enumerate(given))
         admitted = self.offload.admit(results, session)
         for before, after in zip(results, admitted, strict=True):
             if after is not before:

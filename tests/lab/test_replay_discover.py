@@ -110,7 +110,8 @@ def test_a_log_that_ends_with_a_manual_compact_says_why_it_has_no_request(
 
 
 @pytest.mark.parametrize(("option", "says"), [
-    ("per_result=abc", "--set per_result=\"abc\": expected a whole number like 50000"),
+    ("per_result=abc", "--set per_result=\"abc\": expected a whole number"),
+    ("keep_last=abc", "--set keep_last=\"abc\": expected a whole number like 47"),
     ("per_result=true", "--set per_result=true: expected a whole number"),
     ("target_share=x", "expected a number like 0.6"),
 ])

@@ -141,21 +141,32 @@ def check_layer_options(stage: int, options: dict[str, Any]) -> None:
 
 def _check_types(layer: Any, options: dict[str, Any]) -> None:
     """Each ``--set`` value of the type of the option's default (``per_result=abc`` is not a
-    number), so a wrong value is one line now, not an error deep inside a run."""
+    number), or, for a default of None, of the type its annotation names besides None; so a
+    wrong value is one line now, not an error deep inside a run."""
     try:
-        defaults = {name: p.default for name, p in
-                    inspect.signature(type(layer).__init__).parameters.items()}
+        parameters = inspect.signature(type(layer).__init__).parameters
     except (TypeError, ValueError):
         return
     for key, value in options.items():
-        default = defaults.get(key, inspect.Parameter.empty)
+        parameter = parameters.get(key)
+        default = inspect.Parameter.empty if parameter is None else parameter.default
+        if default is None:
+            default = _example(parameter.annotation)
         if default is inspect.Parameter.empty or default is None or value is None:
             continue  # no default to compare with, or null: "switch this off"
         wanted = (int, float) if isinstance(default, float) else type(default)
         if isinstance(value, bool) is not isinstance(default, bool) or \
                 not isinstance(value, wanted):
             raise UserError(f"--set {key}={json.dumps(value)}: expected "
-                            f"{_kind(default)} like {json.dumps(default)}")
+                            f"{_kind(default)}" + (f" like {json.dumps(default)}"
+                                                   if parameter.default is not None else ""))
+
+
+def _example(annotation: Any) -> Any:
+    """A value of the one plain type an ``X | None`` annotation names, else None."""
+    names = {str(a).strip() for a in str(annotation).split("|")} - {"None"}
+    plain = {"int": 0, "float": 0.0, "str": "", "bool": False}
+    return plain.get(names.pop()) if len(names) == 1 else None
 
 
 def _kind(value: Any) -> str:
