@@ -23,6 +23,7 @@ turn adds, without changing what they return.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import anthropic
@@ -59,11 +60,12 @@ class Pipeline(BandClearing):
     def __init__(self, *, summarize: Summarizer, per_result: int | None = None,
                  per_message: int | None = None, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 3, target_share: float = 0.6,
-                 dynamic: str = "", dynamic_zone: str = "dynamic") -> None:
+                 dynamic: str = "", dynamic_zone: str = "dynamic", band: bool = True) -> None:
         self.offload = OffloadLayer()
         self.budgets = (per_result, per_message)  # None: §2.4's for the window
         self.summarize = summarize
         self.keep = (keep_first, keep_last, keep_results)
+        self.band = band  # False: nothing acts below the trigger (to watch §4 happen)
         self.target_share = target_share
         self.dynamic = dynamic
         self.dynamic_zone = dynamic_zone  # "static": the volatile context ahead of the boundary
@@ -151,8 +153,11 @@ class Pipeline(BandClearing):
         """This window's thresholds; the completion buffer holds the reply and the summary's
         reserve, ``min(SUMMARY_RESERVE, the model's max output)`` (§8.1)."""
         reserve = min(SUMMARY_RESERVE, models.get(session.model).max_output)
-        return thresholds(session.window, session.max_tokens + reserve, self.target_share,
-                          reserve)
+        limits = thresholds(session.window, session.max_tokens + reserve, self.target_share,
+                            reserve)
+        if self.band:
+            return limits
+        return replace(limits, band_low=limits.compact_at, band_high=limits.compact_at)
 
     @staticmethod
     def trigger(size: int, limits: Thresholds) -> str | None:

@@ -31,6 +31,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "5:free-form": {"summary": {"template": "free-form"}},
     "5:clock-in-static-zone": {"dynamic_zone": "static"},
     "5:microcompact-keeps-all": {"keep_results": 10_000},
+    "5:no-band": {"band": False},
     "5:free-handoff": {"handoff": "free"},
 }
 """Each variant cell and the ``make_layer`` options that make it (``--set`` in the CLI)."""

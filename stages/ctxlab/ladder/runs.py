@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import runcache, scenarios
-from ..brain import Brain
+from ..brain import Brain, retrieval
 from ..runner import RunResult, run
 from ..sim import ModelView, Reply, Simulator
 from ..tokens import block_text
@@ -67,22 +67,23 @@ _RUNS: dict[str, Run] = {}
 
 
 def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = Setup(),
-        max_turns: int | None = None) -> Run:
+        max_turns: int | None = None, seed: int = 0) -> Run:
     """The run of ``cell`` on ``scenario``, made on first use and kept."""
     selection = FINDER.selection
     key = json.dumps([selection.impl, selection.stage, selection.chain, cell.stage,
                       dict(cell.options), cell.layer, scenario, model, setup.name, setup.watch,
-                      max_turns],
+                      max_turns, *([seed] if seed else []),
+                      *([] if retrieval.enabled() else ["rot off"])],
                      sort_keys=True, default=str)
     if key not in _RUNS:
         def make() -> Run:
             plan = scenarios.load(scenario)
-            watcher = Watcher(Brain(plan), setup.watch)
+            watcher = Watcher(Brain(plan, seed=seed), setup.watch)
             sim = Simulator(responder=watcher)
             if setup.faults is not None:
                 setup.faults(sim)
             result = run(None if cell.layer else cell.stage, scenario, model=model,
-                         simulator=sim, max_turns=max_turns,
+                         simulator=sim, max_turns=max_turns, seed=seed,
                          layer_options=dict(cell.options) or None, layer=cell.layer)
             return Run(result, watcher.seen)
 

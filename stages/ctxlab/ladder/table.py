@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from . import context_rungs as c
+from . import rot_rungs as r
 from . import subagent_rungs as a
 from . import summary_rungs as s
 from . import system_rungs as d
@@ -42,6 +43,11 @@ LADDER: tuple[Rung, ...] = (
          "window together",
          {"1": P, "2": P, "3:no-per-message-budget": P, "3": H, "4": H, "5": H},
          c.parallel_explosion),
+    Rung("context-rot", "§4", 5, "past the band the model stops finding what is in view: it "
+         "fetches facts it holds again", {"1": N, "2": P, "3": P, "4": P, "5:no-band": P,
+                                            "5": H}, r.context_rot,
+         lacks={1: "stage 1 has no layer: the long task's window overflows (rung overflow) "
+                   "before a fact is sought past the band"}),
     Rung("history-fills-window", "§14 stage 3", 4, "many small turns fill the window: "
          "offload cannot help with history", {"1": N, "2": N, "3": P, "4": H, "5": H},
          c.history_fills_window,
