@@ -10,9 +10,10 @@ from ctxlab.ladder import HOLDS, LADDER, PITFALL, VARIANTS, Cell, Verdict, markd
 from ctxlab.workbook.layout import repo_root
 
 IDS = ("estimate-bias", "overflow", "orphan-tool-result", "thrash", "read-exemption-loop",
-       "parallel-explosion", "context-rot", "history-fills-window", "summary-ptl", "summary-loses-constraint",
-       "forgets-files", "failure-storm", "cache-collapse-at-compaction", "one-big-hammer",
-       "volatile-in-static-zone", "dead-layer", "handoff-loss")
+       "parallel-explosion", "context-rot", "history-fills-window", "summary-ptl",
+       "summary-loses-constraint", "forgets-files", "failure-storm",
+       "cache-collapse-at-compaction", "one-big-hammer", "volatile-in-static-zone", "dead-layer",
+       "handoff-loss")
 
 
 def test_one_rung_per_guide_pitfall() -> None:
