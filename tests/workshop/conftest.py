@@ -1,8 +1,9 @@
 """A room of synthetic submissions, graded once for the whole session (``ctxlab room``).
 
 Stages 1–2 with a selection of their fast tests (every exercise keeps at least one), run in
-parallel; the hanging submission is listed first so its time limit overlaps the others' runs.
-The cheat's stage 2 is the handout's, graded once with the pristine one's.
+parallel. The cheat's stage 2 is the handout's, graded once with the pristine one's. The
+hanging submission waits out the time limit, so it is graded in a room of its own
+(``hung``), by the ``reliability`` tests of ``test_room_hang.py``.
 """
 
 from __future__ import annotations
@@ -73,18 +74,6 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
         for path in sorted((cheat / "stages" / "s1_loop").glob("*.py")):
             archive.write(path, f"stages/s1_loop/{path.name}")
         archive.writestr("stages/s1_loop/loop.py", "# a second loop.py")
-    hang = _checkout(base / "hang-src", "solutions", "solutions")
-    estimate = hang / "stages" / "s1_loop" / "estimate.py"
-    estimate.write_text(estimate.read_text(encoding="utf-8").replace(
-        "    ### BEGIN SOLUTION 1.2\n",
-        f"    open({str(escaped)!r}, 'w').write('written from the copy')\n"
-        "    import threading\n    threading.Event().wait()  # hangs, without burning a core\n"
-        "    ### BEGIN SOLUTION 1.2\n"), encoding="utf-8")
-    with zipfile.ZipFile(base / "hang.zip", "w") as archive:
-        for path in sorted((hang / "stages").rglob("*.py")):
-            if "ctxlab" not in path.parts:
-                archive.write(path, path.relative_to(hang).as_posix())
-        archive.writestr("../outside.txt", "a member that climbs out")
     crash = _checkout(base / "crash-src", "solutions", "solutions")  # 2.5 kills the process
     thrash = crash / "stages" / "s2_truncate" / "thrash.py"
     thrash.write_text(thrash.read_text(encoding="utf-8").replace(
@@ -101,6 +90,30 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
         archive.addfile(absolute, io.BytesIO(b"x"))
     work = base / "work"
     work.mkdir()
-    graded = grade_room([base / "hang.zip", folder], [stage(1), stage(2)], work,
-                        timeout=TIMEOUT, select=SELECT)
+    graded = grade_room([folder], [stage(1), stage(2)], work, timeout=TIMEOUT, select=SELECT)
+    return Room(base, escaped, graded)
+
+
+@pytest.fixture(scope="session")
+def hung(tmp_path_factory: pytest.TempPathFactory) -> Room:
+    """A room of one zip whose exercise 1.2 writes outside its copy and hangs, with a member
+    that climbs out of its folder."""
+    base = tmp_path_factory.mktemp("hung")
+    escaped = base / "escaped.txt"
+    hang = _checkout(base / "hang-src", "solutions", "solutions")
+    estimate = hang / "stages" / "s1_loop" / "estimate.py"
+    estimate.write_text(estimate.read_text(encoding="utf-8").replace(
+        "    ### BEGIN SOLUTION 1.2\n",
+        f"    open({str(escaped)!r}, 'w').write('written from the copy')\n"
+        "    import threading\n    threading.Event().wait()  # hangs, without burning a core\n"
+        "    ### BEGIN SOLUTION 1.2\n"), encoding="utf-8")
+    with zipfile.ZipFile(base / "hang.zip", "w") as archive:
+        for path in sorted((hang / "stages").rglob("*.py")):
+            if "ctxlab" not in path.parts:
+                archive.write(path, path.relative_to(hang).as_posix())
+        archive.writestr("../outside.txt", "a member that climbs out")
+    work = base / "work"
+    work.mkdir()
+    graded = grade_room([base / "hang.zip"], [stage(1), stage(2)], work, timeout=TIMEOUT,
+                        select=SELECT)
     return Room(base, escaped, graded)

@@ -1,10 +1,9 @@
 """``ctxlab room``: a room of synthetic submissions on stages 1–2 (issue: workshops).
 
 Pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
-edited to pass, one (a zip of stages/) whose exercise 1.2 writes outside its copy and hangs,
-one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills the process,
-the handout with pytest's ``runtest`` replaced by one line, and a zip with two members of one
-name.
+edited to pass, one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills
+the process, the handout with pytest's ``runtest`` replaced by one line, and a zip with two
+members of one name. The one that hangs is ``test_room_hang.py``'s.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ from ctxlab.commands import room_cmd
 from ctxlab.room import board
 from ctxlab.workbook import points
 
-from .conftest import TIMEOUT, Room
+from .conftest import Room
 
 
 def _exercise_points(numbers: list[str]) -> int:
@@ -36,13 +35,13 @@ def _statuses(room: Room, name: str, stage: int) -> dict[str, str]:
 
 def test_every_submission_is_found_and_nothing_else(room: Room) -> None:
     assert sorted(p.name for p in room.graded) == [
-        "cheat", "complete", "crash", "dup", "hang", "pristine", "tampered"]
+        "cheat", "complete", "crash", "dup", "pristine", "tampered"]
 
 
 def test_the_scoreboard(room: Room) -> None:
     complete, pristine = room["complete"], room["pristine"]
     worth = complete.points()[1]
-    assert [p.points()[1] for p in room.graded] == [worth] * 7  # one max for the whole room
+    assert [p.points()[1] for p in room.graded] == [worth] * 6  # one max for the whole room
     s1, s2 = complete.points(1)[1], complete.points(2)[1]
     assert s1 >= _exercise_points(["1.1", "1.2", "1.3"]) and s1 + s2 == worth
     assert complete.points() == (worth, worth)
@@ -52,8 +51,6 @@ def test_the_scoreboard(room: Room) -> None:
     ladder2 = sum(s.max for s in room["tampered"].scored if s.stage == 2 and s.kind == "pitfall")
     assert ladder2 > 0 and sum(s.points for s in pristine.scored) == 0  # stubs score nothing
     assert room["tampered"].points() == (worth - _exercise_points(["2.4"]) - ladder2, worth)
-    # the hanging one loses stage 1 only
-    assert room["hang"].points() == (s2, worth)
 
 
 def test_an_edited_test_is_ignored_and_reported(room: Room) -> None:
@@ -65,15 +62,9 @@ def test_an_edited_test_is_ignored_and_reported(room: Room) -> None:
     assert all(not p.ignored_edits for p in room.graded if p.name != "tampered")
 
 
-def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(room: Room) -> None:
-    hang = room["hang"]
-    assert hang.runs == {1: "time-out", 2: "ok"}
-    stage1 = [s for s in hang.scored if s.stage == 1]
-    assert {s.status for s in stage1} == {"TIME-OUT"}
-    assert all(f"time limit of {TIMEOUT} s" in s.detail and "test_text_blocks" in s.detail
-               for s in stage1 if s.item.startswith("exercise 1.2"))
+def test_every_run_finishes_but_the_ones_that_cannot(room: Room) -> None:
     assert all(p.runs == {1: "ok", 2: "ok"} for p in room.graded
-               if p.name not in ("hang", "crash", "dup")), {p.name: p.runs for p in room.graded}
+               if p.name not in ("crash", "dup")), {p.name: p.runs for p in room.graded}
 
 
 def test_a_crash_keeps_what_finished_before_it(room: Room) -> None:
@@ -106,16 +97,9 @@ def test_an_archive_that_cannot_be_unpacked_is_one_rejected_row(room: Room) -> N
     assert dup.runs == {1: "missing", 2: "missing"}
 
 
-def test_a_write_outside_the_copy_is_reported(room: Room) -> None:
-    assert room.escaped.exists()  # the write happened (it is not stopped) ...
-    assert room["hang"].outside == [str(room.escaped.resolve())]  # ... and it is reported
-    assert all(not p.outside for p in room.graded if p.name != "hang")
-
-
 def test_archives_are_unpacked_without_leaving_their_folder(room: Room) -> None:
     assert not (room.base / "outside.txt").exists()
     assert not (room.base / "work" / "outside.txt").exists()
-    assert any("'../outside.txt'" in note for note in room["hang"].notes)
     notes = room["crash"].notes
     assert any("'crash/stages/escape'" in n and "link" in n for n in notes), notes
     assert any("'/tmp/absolute.txt'" in n and "leaves" in n for n in notes), notes
@@ -129,11 +113,10 @@ def test_the_board_reads_at_80_columns(room: Room) -> None:
     assert max(len(line) for line in text.splitlines()) <= 80
     assert "…" not in text
     worth = room["complete"].points()[1]
-    assert f"{worth}/{worth}" in text and "tests edited" in text and "s1 time-out" in text
+    assert f"{worth}/{worth}" in text and "tests edited" in text
     assert "ignored edit: changed tests/s2/test_valid.py" in text
     assert "REGRESSION: 2.4 — test_same_wording_as_the_api" in text
     assert "TODO: 1.1, 1.2, 1.3, " in text and ", 2.1, 2.2, 2.3, 2.4, 2.5" in text  # pristine
-    assert "TIME-OUT: 1.1, 1.2, 1.3" in text  # hang
     assert "s1 tampered" in text and "tampered: s1: _pytest.python.Function.runtest" in text
     assert "rejected: dup.zip: two members named" in text
 
@@ -150,7 +133,7 @@ def test_the_command_prints_the_board_csv_and_json(
         assert {p["name"]: (p["total"], p["max"]) for p in data["participants"]} == \
             {p.name: p.points() for p in room.graded}
         assert data["participants"][0]["stages"]["1"]["run"] in ("ok", "time-out", "missing")
-        assert (data["graded"], data["rejected"]) == (6, 1)
+        assert (data["graded"], data["rejected"]) == (5, 1)
         rows = {p["name"]: p for p in data["participants"]}
         assert rows["dup"]["rejected"].startswith("dup.zip: two members named")
         assert rows["cheat"]["tampered"] == ["s1: _pytest.python.Function.runtest was replaced"]
@@ -170,8 +153,6 @@ def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[s
     (tmp_path / "empty").mkdir()
     assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
     assert "no submission found" in capsys.readouterr().err
-
-
 
 
 def test_without_a_selection_every_exercise_and_cell_counts_even_when_nothing_ran() -> None:
