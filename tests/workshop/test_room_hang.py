@@ -44,4 +44,4 @@ def test_the_board_says_time_out(hung: Room) -> None:
     text = console.export_text()
     assert max(len(line) for line in text.splitlines()) <= 80
     # with ``--select`` a room grades what some run tested: here, up to the hang in 1.2
-    assert "s1 time-out" in text and "TIME-OUT: 1.2 — time limit of 60 s reached" in text
+    assert "s1 time-out" in text and f"TIME-OUT: 1.2 — time limit of {TIMEOUT} s" in text
