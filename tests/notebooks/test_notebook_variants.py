@@ -1,6 +1,7 @@
 """Notebook 01 runs on any stage-1 loop that passes the graded tests, not only on the
 reference: here on a loop that never changes the list it is given (it works on a copy and
-builds new lists), which once drew a wrong chart and crashed the self-check.
+builds new lists), which once drew a wrong chart and crashed the self-check. It executes the
+notebook a second time, so it is a ``reliability`` check (``make reliability``).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ def copying_loop(root: Path) -> Path:
     return root
 
 
+@pytest.mark.reliability
 def test_notebook_01_runs_on_a_loop_that_copies_its_list(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = copying_loop(tmp_path)
