@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from ctxlab import models, needle
+from ctxlab import models, needle, runner
 from ctxlab.brain import retrieval
 from ctxlab.ladder import runs
 from ctxlab.ladder.context_rungs import LONG_TURNS, WINDOW_200K
@@ -218,3 +218,19 @@ def test_a_run_without_a_miss_is_the_same_run_with_rot_off() -> None:
     with retrieval.switched(False):
         off = runs.get(cell, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS).result
     assert off.summary == on.summary and off.messages == on.messages
+
+
+def test_the_interview_kits_quiet_run_misses_without_an_error() -> None:
+    """Q14 of docs/interview/stage-5.md (rot against overflow, §4.3): on the long task stage 1
+    is refused, and stage 5 without its band, at the seed the page names, misses facts in view
+    past the band's edge, reports no error and finishes."""
+    page = (repo_root() / "docs" / "interview" / "stage-5.md").read_text(encoding="utf-8")
+    q14 = page.split("## Q14.", 1)[1].split("## Q15.", 1)[0]
+    assert f'dict(model="{WINDOW_200K}", max_turns={LONG_TURNS})' in q14
+    seed = int(re.search(r"seed=(\d+)", q14)[1])
+    loud = runner.run(1, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS)
+    quiet = runner.run(5, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS, seed=seed,
+                       layer_options={"band": False})
+    assert loud.summary.error and loud.summary.error["type"] == "invalid_request_error"
+    assert quiet.summary.error is None and quiet.summary.success
+    assert any(m["occupancy"] > EDGE for m in quiet.summary.misses)
