@@ -105,8 +105,7 @@ def _runs(printed: str) -> dict[str, dict[str, float]]:
         assert _n(off) + _n(extra) == _n(tokens)  # the difference is the rot-off run's
         if _n(misses):  # a miss is fetched again: calls and tokens
             assert _n(calls) > 0 and _n(extra) > 0 and _n(extra_usd) > 0
-        lines = re.findall(rf"^{name} +turn +\d+: \S+ +at position \d\.\d\d of a request "
-                           r"(\d+)% full$", printed, re.M)
+        lines = re.findall(rf"^{name} +\d+  \S+ +\d\.\d\d +(\d+)%$", printed, re.M)
         assert len(lines) == _n(misses)
         assert sum(int(o) > 100 * EDGE for o in lines) == _n(past)
     band, loose, cut = (layers[name] for name in LAYERS)
@@ -120,8 +119,8 @@ def _runs(printed: str) -> dict[str, dict[str, float]]:
 def _answers(printed: str, shape: dict[float, dict[str, float]],
              layers: dict[str, dict[str, float]]) -> None:
     """Each answer quotes the figures printed above it."""
-    answers = {int(m[1]): m[2] for m in re.finditer(r"^([1-5])\. (.*(?:\n   .*)*)$", printed,
-                                                   re.M)}
+    answers = {int(m[1]): " ".join(m[2].split())  # as one line, however it was wrapped
+               for m in re.finditer(r"^([1-5])\. (.*(?:\n   .*)*)$", printed, re.M)}
     assert sorted(answers) == [1, 2, 3, 4, 5]
     s25, s50, s75, s95 = (shape[o] for o in needle.OCCUPANCIES)
     band, loose, cut = (layers[name] for name in LAYERS)
@@ -139,7 +138,7 @@ def _answers(printed: str, shape: dict[float, dict[str, float]],
         f"without the band missed {loose['past']:.0f} facts, the band's {band['past']:.0f}",
         "holds with the band, pitfall without",
         f"({f(s25['lowest'])} and {f(s50['lowest'])})", f"against {f(s25['middle'])}")
-    overflow = re.search(r"^stage 1, turn (\d+): (invalid_request_error): prompt is too long",
+    overflow = re.search(r"^stage 1, turn (\d+): (invalid_request_error)\n +prompt is too long",
                          printed, re.M)
     assert overflow, "stage 1 no longer overflows on the long task"
     finished = sum(r["done"] for r in layers.values())
