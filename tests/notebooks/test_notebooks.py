@@ -20,6 +20,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+from test_rot_lesson import lesson as _context_rot_lesson
 from traitlets import default
 
 from ctxlab.workbook.layout import STAGES
@@ -113,5 +114,6 @@ def _usage_field_by_field(printed: str) -> None:
 LESSONS: dict[str, Callable[[str], None]] = {
     "00_tour": _usage_field_by_field,
     "02_truncate": _naive_cut_orphans_and_safe_cut_holds,
+    "08_context_rot": _context_rot_lesson,
 }
 """Per notebook, the values its text relies on, checked on what the executed notebook printed."""
