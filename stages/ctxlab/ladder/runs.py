@@ -21,7 +21,6 @@ from ..brain import Brain, retrieval
 from ..runner import RunResult, run
 from ..sim import ModelView, Reply, Simulator
 from ..tokens import block_text
-from ..workbook.router import FINDER
 from .core import Cell
 
 
@@ -69,8 +68,7 @@ _RUNS: dict[str, Run] = {}
 def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = Setup(),
         max_turns: int | None = None, seed: int = 0) -> Run:
     """The run of ``cell`` on ``scenario``, made on first use and kept."""
-    selection = FINDER.selection
-    key = json.dumps([selection.impl, selection.stage, selection.chain, cell.stage,
+    key = json.dumps([runcache.sources(), cell.stage,
                       dict(cell.options), cell.layer, scenario, model, setup.name, setup.watch,
                       max_turns, *([seed] if seed else []),
                       *([] if retrieval.enabled() else ["rot off"])],
