@@ -13,10 +13,12 @@ pitfall ladder's naive variant (``exempt=frozenset()``) runs without it, to show
 from __future__ import annotations
 
 READ_TOOLS = frozenset({"read_file"})
+PER_RESULT = 50_000  # characters one result may have (§2.4)
+PER_MESSAGE = 200_000  # characters the results of one message may have together (§2.4)
 
 
-def choose_offloads(results: list[tuple[str, str, int]], *, per_result: int = 50_000,
-                    per_message: int | None = 200_000,
+def choose_offloads(results: list[tuple[str, str, int]], *, per_result: int = PER_RESULT,
+                    per_message: int | None = PER_MESSAGE,
                     exempt: frozenset[str] = READ_TOOLS) -> list[str]:
     """Which results of one message to offload, given (tool_use_id, tool name, length).
 

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from s3_offload import PER_MESSAGE, PER_RESULT
+
 SUMMARY_RESERVE = 20_000
 BUFFER = 13_000
 BLOCKING_LEFT = 3_000
 BAND = (0.50, 0.65)  # the occupancy to stay in, as shares of the window (§4.6)
-OFFLOAD_BUDGETS = (50_000, 200_000)  # §2.4: characters per result, per message
 BUDGET_WINDOW = 200_000  # the window §2.4's offload budgets were set for
 
 
@@ -72,6 +73,5 @@ def offload_budgets(window: int) -> tuple[int, int]:
     """§2.4's offload budgets (per result, per message) for ``window``: as they are, and on a
     window smaller than ``BUDGET_WINDOW`` the per-message one at the same share of it (the
     per-result one never above it)."""
-    per_result, per_message = OFFLOAD_BUDGETS
-    per_message = min(per_message, per_message * window // BUDGET_WINDOW)
-    return min(per_result, per_message), per_message
+    per_message = min(PER_MESSAGE, PER_MESSAGE * window // BUDGET_WINDOW)
+    return min(PER_RESULT, per_message), per_message

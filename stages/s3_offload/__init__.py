@@ -8,13 +8,13 @@ cannot reach is not storage, it is deletion).
 
 from s1_loop import estimate_tokens
 
-from .budget import READ_TOOLS, choose_offloads
+from .budget import PER_MESSAGE, PER_RESULT, READ_TOOLS, choose_offloads
 from .layer import OffloadLayer
 from .preview import make_preview
 from .store import OFFLOAD_DIR, offload
 
 
-def make_layer(*, per_result: int = 50_000, per_message: int | None = 200_000,
+def make_layer(*, per_result: int = PER_RESULT, per_message: int | None = PER_MESSAGE,
                read_exemption: bool = True) -> OffloadLayer:
     """The stage's context layer: offload big results; history is left as it is.
 
@@ -26,6 +26,6 @@ def make_layer(*, per_result: int = 50_000, per_message: int | None = 200_000,
 
 
 __all__ = [
-    "OFFLOAD_DIR", "READ_TOOLS", "OffloadLayer", "choose_offloads", "estimate_tokens",
-    "make_layer", "make_preview", "offload",
+    "OFFLOAD_DIR", "PER_MESSAGE", "PER_RESULT", "READ_TOOLS", "OffloadLayer", "choose_offloads",
+    "estimate_tokens", "make_layer", "make_preview", "offload",
 ]

@@ -13,7 +13,7 @@ from typing import Any
 from ctxlab.session import Session
 from ctxlab.tokens import count_text
 
-from .budget import READ_TOOLS, choose_offloads
+from .budget import PER_MESSAGE, PER_RESULT, READ_TOOLS, choose_offloads
 from .preview import make_preview
 from .store import OFFLOAD_DIR, offload
 
@@ -35,7 +35,7 @@ class OffloadLayer:
     tool's exemption: the naive variants, to watch §2.4 and §6.10 happen.
     """
 
-    def __init__(self, *, per_result: int = 50_000, per_message: int | None = 200_000,
+    def __init__(self, *, per_result: int = PER_RESULT, per_message: int | None = PER_MESSAGE,
                  read_exemption: bool = True) -> None:
         self.per_result = per_result
         self.per_message = per_message

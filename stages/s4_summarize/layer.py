@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from s1_loop import estimate_tokens
-from s3_offload import OffloadLayer
+from s3_offload import PER_MESSAGE, PER_RESULT, OffloadLayer
 
 from ctxlab.session import Session
 
@@ -39,7 +39,7 @@ class SummaryLayer(OffloadLayer):
     the backoff).
     """
 
-    def __init__(self, *, per_result: int = 50_000, per_message: int = 200_000,
+    def __init__(self, *, per_result: int = PER_RESULT, per_message: int = PER_MESSAGE,
                  **options: Any) -> None:
         super().__init__(per_result=per_result, per_message=per_message)
         self.compactor = Compactor(**options)
