@@ -26,13 +26,13 @@ SELECT = ("estimate or metrics or max_turns or history_alternates or rounds or c
           "or under_the_threshold")
 TIMEOUT = 60  # seconds: the hanging run's cost (overlapping the others); a run of this
 # selection takes a few on an idle machine, over 30 on a loaded one
+ESCAPED = "escaped.txt"  # the file the hanging submission writes beside its copy
 ONE_LINER = "import _pytest.python; _pytest.python.Function.runtest = lambda self: None\n"
 
 
 @dataclass
 class Room:
     base: Path
-    escaped: Path  # where the hanging submission writes, outside its copy
     graded: list[Participant]
 
     def __getitem__(self, name: str) -> Participant:
@@ -55,7 +55,6 @@ def _checkout(target: Path, s1: str, s2: str) -> Path:
 def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
     base = tmp_path_factory.mktemp("room")
     folder = base / "submissions"
-    escaped = base / "escaped.txt"
     _checkout(folder / "pristine", "stages", "stages")
     _checkout(folder / "complete", "solutions", "solutions")
     tampered = _checkout(folder / "tampered", "solutions", "solutions")
@@ -91,7 +90,7 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> Room:
     work = base / "work"
     work.mkdir()
     graded = grade_room([folder], [stage(1), stage(2)], work, timeout=TIMEOUT, select=SELECT)
-    return Room(base, escaped, graded)
+    return Room(base, graded)
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +98,7 @@ def hung(tmp_path_factory: pytest.TempPathFactory) -> Room:
     """A room of one zip whose exercise 1.2 writes outside its copy and hangs, with a member
     that climbs out of its folder."""
     base = tmp_path_factory.mktemp("hung")
-    escaped = base / "escaped.txt"
+    escaped = base / ESCAPED
     hang = _checkout(base / "hang-src", "solutions", "solutions")
     estimate = hang / "stages" / "s1_loop" / "estimate.py"
     estimate.write_text(estimate.read_text(encoding="utf-8").replace(
@@ -116,4 +115,4 @@ def hung(tmp_path_factory: pytest.TempPathFactory) -> Room:
     work.mkdir()
     graded = grade_room([base / "hang.zip"], [stage(1), stage(2)], work, timeout=TIMEOUT,
                         select=SELECT)
-    return Room(base, escaped, graded)
+    return Room(base, graded)

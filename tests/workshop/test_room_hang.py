@@ -11,7 +11,7 @@ from rich.console import Console
 
 from ctxlab.room import board
 
-from .conftest import TIMEOUT, Room
+from .conftest import ESCAPED, TIMEOUT, Room
 
 pytestmark = pytest.mark.reliability
 
@@ -28,8 +28,9 @@ def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(hung: Room
 
 
 def test_a_write_outside_the_copy_is_reported(hung: Room) -> None:
-    assert hung.escaped.exists()  # the write happened (it is not stopped) ...
-    assert hung.graded[0].outside == [str(hung.escaped.resolve())]  # ... and it is reported
+    escaped = hung.base / ESCAPED  # where the hanging submission writes, outside its copy
+    assert escaped.exists()  # the write happened (it is not stopped) ...
+    assert hung.graded[0].outside == [str(escaped.resolve())]  # ... and it is reported
 
 
 def test_a_member_that_climbs_out_is_not_unpacked(hung: Room) -> None:

@@ -70,8 +70,7 @@ def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = S
     """The run of ``cell`` on ``scenario``, made on first use and kept."""
     key = json.dumps([runcache.sources(), cell.stage,
                       dict(cell.options), cell.layer, scenario, model, setup.name, setup.watch,
-                      max_turns, *([seed] if seed else []),
-                      *([] if retrieval.enabled() else ["rot off"])],
+                      max_turns, seed, retrieval.enabled()],
                      sort_keys=True, default=str)
     if key not in _RUNS:
         def make() -> Run:
