@@ -40,8 +40,19 @@ def test_defaults_are_the_calibrated_figures_and_a_scenario_may_set_its_own(
 @pytest.mark.parametrize("rate", [0.0, 0.1, 0.37, 1.0])
 def test_notes_are_spread_evenly_at_the_rate(rate: float) -> None:
     for n in (7, 50, 1000):
-        taken = sum(noted(k, rate, "s") for k in range(n))
+        taken = sum(noted(k, rate, "s", 0) for k in range(n))
         assert abs(taken - n * rate) < 1
+
+
+@pytest.mark.parametrize("results", [2, 3, 6, 19])
+def test_short_sessions_pooled_over_seeds_are_noted_at_the_rate(results: int) -> None:
+    """A session with few results gets no note or one; over seeds, the phases are stratified,
+    so 40 sessions of ``results`` each are noted at the rate to within two notes, where
+    independent phases (one draw per session) miss by up to seven."""
+    rate = 0.0646
+    for scenario in ("long-task", "chat-heavy", "constraint", "bugfix-small"):
+        taken = sum(noted(k, rate, scenario, seed) for seed in range(40) for k in range(results))
+        assert abs(taken - 40 * results * rate) <= 2, scenario
 
 
 def test_a_noted_fact_survives_the_clearing_of_its_result() -> None:

@@ -47,9 +47,9 @@ class Decisions:
     def __init__(self) -> None:
         self.made: dict[str, dict[int, bool]] = {}
 
-    def __call__(self, k: int, rate: float, seed: str) -> bool:
-        decided = noted(k, rate, seed)
-        self.made.setdefault(seed, {})[k] = decided
+    def __call__(self, k: int, rate: float, scenario: str, seed: int) -> bool:
+        decided = noted(k, rate, scenario, seed)
+        self.made.setdefault(f"{scenario}:{seed}", {})[k] = decided
         return decided
 
 

@@ -112,11 +112,18 @@ def _history(messages: list[dict[str, Any]]) -> tuple[int, set[str]]:
     return bearing, known
 
 
-def noted(k: int, rate: float, seed: str) -> bool:
+GOLDEN = (math.sqrt(5) - 1) / 2
+"""The Weyl step between the phases of successive seeds: the most evenly spread sequence."""
+
+
+def noted(k: int, rate: float, scenario: str, seed: int) -> bool:
     """Whether the ``k``-th result with items (from 0) gets a note: evenly spread, so that any
-    run of results is noted at ``rate`` to within one (systematic sampling; the phase comes
-    from ``seed``, one per scenario and run seed, as each run is a session of its own)."""
-    phase = random.Random(f"{seed}:notes").random()
+    run of results is noted at ``rate`` to within one (systematic sampling). Each run seed is a
+    session of its own with its own phase; the phases of a scenario's seeds are stratified
+    (a golden-ratio sequence from the scenario's draw), so that sessions pooled over seeds are
+    noted at ``rate`` too, where independent phases would let a few results swing the count."""
+    start = random.Random(f"{scenario}:notes").random()
+    phase = (start + seed * GOLDEN) % 1.0
     return math.floor((k + 1) * rate + phase) > math.floor(k * rate + phase)
 
 
@@ -140,7 +147,7 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
         if not extra:
             continue
         k += 1
-        if not noted(k - 1, behaviour.note_rate, f"{scenario.name}:{seed}"):
+        if not noted(k - 1, behaviour.note_rate, scenario.name, seed):
             continue
         found = sorted(m for m in finder.find(text)[0] if m in facts)
         shown = found + [spoken(i) for i in extra if not any(spoken(i) in f for f in found)]
