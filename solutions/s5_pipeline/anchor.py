@@ -8,6 +8,11 @@ prefix in the cache (its lookback reaches it as long as it is warm), so the next
 rewrites only what came after it: the cached prefix moves once per batch. Tools, the static
 system zone, the moving breakpoint and this one make the API's four.
 
+The request that runs the next batch keeps the breakpoint at the old place: that is the
+prefix it can read, and a read looks back only 20 blocks from a breakpoint (§6.4), less than a
+batch usually spans. The request after it marks the new place, which writes the new prefix
+at no extra cost (it lies inside what that request reads anyway).
+
 Which message it is follows from the frozen decisions alone (the newest message with a result
 microcompact cleared), so a resumed session places it where the first process did.
 """

@@ -59,9 +59,13 @@ class BandClearing:
         return self._step("microcompact", messages, after, session, size, why)
 
     def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
-        """Microcompact with this pipeline's settings: its saved files and the task's words."""
+        """Microcompact with this pipeline's settings: its saved files, the task's words, and
+        the results it cleared before, which stay as they were frozen (§6.9)."""
+        cleared = [i for i, d in self._ledger(session).decisions.items()
+                   if d.get("layer") == "microcompact"]
         return microcompact(messages, session.tool_names, self.keep[2],
-                            terms=self.terms or frozenset(), saved_at=_saved_at)
+                            terms=self.terms or frozenset(), saved_at=_saved_at,
+                            cleared=cleared)
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""

@@ -85,17 +85,20 @@ def seen_results(messages: list[dict[str, Any]]) -> list[str]:
 
 def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                  keep: int = KEEP_RECENT, *, terms: Collection[str] = (),
-                 saved_at: SavedAt | None = None) -> tuple[list[dict[str, Any]], dict[str, str]]:
+                 saved_at: SavedAt | None = None, cleared: Collection[str] = (),
+                 ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Clear every seen tool result but the last ``keep``; returns (messages, {id: new text}).
 
     ``saved_at`` names the file a discardable result is saved to before it is cleared (the
     caller writes it when it keeps the decision); ``terms``: the task's words, whose lines a
-    saved result keeps. Only results whose text
-    would change are reported; messages that change are copied.
+    saved result keeps; ``cleared``: ids cleared by an earlier call, left as they read (a
+    placeholder cleared again would lose its kept lines and change bytes the cache holds,
+    §6.9). Only results whose text would change are reported; messages that change are copied.
     """
     results = [b["tool_use_id"] for m in messages for b in m["content"]
                if isinstance(m["content"], list) and b.get("type") == "tool_result"]
-    old = set(results[: max(0, len(results) - keep)]) & set(seen_results(messages))
+    old = (set(results[: max(0, len(results) - keep)]) & set(seen_results(messages))) \
+        - set(cleared)
     decisions: dict[str, str] = {}
     out = []
     for message in messages:

@@ -34,7 +34,7 @@ from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
-from .anchor import find_anchor, mark_anchor
+from .anchor import find_anchor, holds_cleared, mark_anchor
 from .anchors import coverage
 from .band import BandClearing, task_text
 from .calibration import Calibration
@@ -106,7 +106,9 @@ class Pipeline(BandClearing):
         Before it: the cache zones (§6.3), the last usage learned (§9.5), the frozen decisions
         applied (§6.9), the files in view noted for the rebuild (§10.2), the user's texts
         remembered (§12.3), whether the cache is certainly cold (§6.8). After it: the time of
-        this request and the one moving breakpoint on the newest message (§6.4).
+        this request, the one moving breakpoint on the newest message (§6.4) and the one where
+        the last batch ended (``anchor``: a request that runs a new batch still marks the old
+        place, to read the prefix cached there; the next request marks the new one).
         """
         self._zones(session)
         self.calibration.learn(session.last_usage)
@@ -120,8 +122,12 @@ class Pipeline(BandClearing):
         messages = self.compact(messages, session)
         self.last_request_at = now
         self.calibration.sent = (session.last_usage, self.estimate(messages))
-        self.anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
-        return mark_anchor(self.mark(messages), self.anchor)
+        decisions = self._ledger(session).decisions
+        settled = self.anchor  # where the cached prefix the last batch left ends
+        self.anchor = find_anchor(messages, decisions, self.anchor)
+        keep = settled is not None and settled < len(messages) and holds_cleared(
+            messages[settled], decisions)
+        return mark_anchor(self.mark(messages), settled if keep else self.anchor)
 
     def _task(self, messages: Messages, session: Session) -> str:
         """The task's text, as the first request showed it: kept in the session log, so a

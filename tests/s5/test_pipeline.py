@@ -62,6 +62,17 @@ def test_medium_results_are_handled_without_a_summary() -> None:
     assert result.summary.compactions_per_layer.get("microcompact", 0) > 0
 
 
+def test_each_later_batch_reads_the_prefix_the_last_one_left() -> None:
+    """§6.4, §6.9: a batch in the band changes only results after the last batch's end (what
+    that one cleared stays frozen), and its request still marks the old end, which the 20-block
+    lookback from the new one would not reach: the prefix up to there is read, not rewritten."""
+    result = run(5, "medium-results")
+    batches = [r for r in result.records
+               if any(c["layer"] == "microcompact" for c in r.compactions)]
+    assert len(batches) >= 2
+    assert all(r.cache_read_tokens > 0 for r in batches[1:])
+
+
 @pytest.mark.checklist("B.27")
 def test_a_lossy_summary_cannot_lose_the_turn_one_constraint() -> None:
     result = run(5, "constraint", model="ctxlab-sim-32k",

@@ -98,3 +98,27 @@ def test_a_cleared_result_names_its_file_and_keeps_the_lines_the_task_asks_about
     _, decisions = microcompact(_history(5), names, saved_at=lambda i: f"x/{i}.txt")
     assert decisions["t0"].startswith("[older tool result cleared; the full output is saved "
                                       "in x/t0.txt]")
+
+
+@pytest.mark.exercise("5.3")
+def test_a_result_cleared_before_is_never_cleared_again() -> None:
+    """§6.9: a placeholder is frozen. Cleared a second time, a placeholder that kept lines the
+    task asks about would be judged on its own text and lose them, changing bytes the cache
+    holds; the ids cleared before (``cleared``) are left as they read."""
+    def rows(n: int) -> str:
+        return "".join(f"row {i} carries filler words\n" for i in range(20)) + \
+            f"discount rule {n} applies once\n" * 2
+    messages = _history(6)
+    for n, message in enumerate(messages[2::2]):
+        message["content"][0]["content"] = rows(n)
+    names = {f"t{n}": "read_file" for n in range(6)}
+    terms = task_terms("Check the discount rule.")
+    first, decisions = microcompact(messages, names, terms=terms, saved_at=lambda i: f"x/{i}")
+    assert sorted(decisions) == ["t0", "t1", "t2"] and "discount rule 0" in decisions["t0"]
+    later = [*first, *_history(8)[13:]]  # two more rounds: t3 and t4 fall out of the last three
+    names.update(t6="read_file", t7="read_file")
+    _, again = microcompact(later, names, terms=terms, saved_at=lambda i: f"x/{i}")
+    assert "t0" in again  # judged on its placeholder, it would change
+    _, frozen = microcompact(later, names, terms=terms, saved_at=lambda i: f"x/{i}",
+                             cleared=decisions)
+    assert sorted(frozen) == ["t3", "t4"]
