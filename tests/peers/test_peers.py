@@ -63,8 +63,11 @@ def test_trim_as_the_docs_show_it_empties_a_tool_loop() -> None:
     trim = next(r for r in rows("long-task") if r["stage"] == "langchain-trim")
     assert not trim["success"]
     assert "at least one message" in trim["error"]["message"]
+    # pairing-safe settings keep every request valid; whether the task then succeeds is up to
+    # what the trim kept (the README's table shows it), not to the API
     pairs = next(r for r in rows("long-task") if r["stage"] == "langchain-trim-pairs")
-    assert pairs["success"] and pairs["compactions_per_layer"]["langchain-trim"] > 0
+    assert pairs["error"] is None and pairs["turns"] > trim["turns"]
+    assert pairs["compactions_per_layer"]["langchain-trim"] > 0
 
 
 def test_a_summary_that_drops_an_early_fact_fails_honestly() -> None:

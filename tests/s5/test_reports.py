@@ -48,8 +48,7 @@ def test_the_ch8_worked_example_within_ten_percent() -> None:
 def test_the_total_bill(scenario: str) -> None:
     """Stage 5 finishes with the smallest bill and the fewest tokens of every finished run
     (the oracle and the keep-everything baseline aside); the README quotes its ratio to the
-    oracle's tokens (1.65× to 2.86×: the issue's 2× is not met on chat-heavy and
-    medium-results yet).
+    oracle's tokens (the issue's 2× is not met yet on any of the three).
 
     It gets there by keeping the context in the guide's band (§4.6): microcompact clears from
     half the window in batches that repay the prefix they rewrite, so the peak occupancy stays
