@@ -57,6 +57,36 @@ def test_a_miss_depends_on_position_and_occupancy_never_on_the_bytes() -> None:
     assert not retrieval.missed(a[1], 0, needs, on=False)
 
 
+def _tool_view(ids: list[str]) -> object:
+    """A request in which the agent read the same file once per id (the needle in each
+    result), under the tool-call ids another layer's request bytes would have given it."""
+    filler = "The quick brown fox jumps over the lazy dog. " * 1500
+    messages: list[dict] = [{"role": "user", "content": "Find the number."}]
+    for ident in ids:
+        messages += [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": ident,
+                                               "name": "read_file", "input": {"path": "a.txt"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": ident,
+                                          "content": f"{filler}\n{needle.NEEDLE}\n{filler}"}]}]
+    messages[-1]["content"].append({"type": "text", "text": needle.QUESTION})
+    return Simulator().view({"model": "claude-haiku-4-5", "max_tokens": 1024,
+                             "messages": messages})
+
+
+def test_a_tool_results_draw_follows_what_the_call_asked_not_its_id() -> None:
+    """The simulator makes tool-call ids from the request's bytes, so the same call has another
+    id under another layer: the draw is keyed on what it asked and how many identical calls
+    came before it, so the same reads miss alike; a read again has a draw of its own."""
+    needs = {needle.FACT: needle.NEEDLE}
+    one, other = _tool_view(["toolu_a1", "toolu_a2"]), _tool_view(["toolu_b1", "toolu_b2"])
+    first, again = (copy for _, copy in retrieval.copies(one, needle.NEEDLE))
+    assert [c for _, c in retrieval.copies(other, needle.NEEDLE)] == [first, again]
+    assert first != again
+    for seed in range(200):
+        assert retrieval.missed(one, seed, needs, on=True) == \
+            retrieval.missed(other, seed, needs, on=True)
+
+
 @pytest.fixture(scope="module")
 def long_run() -> runner.RunResult:
     return runner.run(None, "long-task", model="claude-sonnet-4-6", seed=0)

@@ -4,8 +4,9 @@ A visible fact is found with the chance its model family's recall table gives fo
 relative position in the request and the request's occupancy (``ctxlab.recall``). Every copy
 of the fact in view (its tool result, a working note, a summary that quotes it) is a chance
 to find it; the fact is missed only when every copy is. Each copy's draw is keyed on the run's
-seed, the fact and the copy itself (the tool call its result belongs to, or the line it sits
-on), never on the request's bytes or on the other copies, so a context layer changes whether a
+seed, the fact and the copy itself (what the tool call its result belongs to asked, and how
+many identical calls came before it; or the line it sits on), never on the request's bytes (a
+tool call's id is made from them) or on the other copies, so a context layer changes whether a
 fact is missed only through where the fact sits and how full the request is: removing one copy
 does not hand its draw to another. A copy keeps its draw from turn to turn: a fact found now is
 lost later when the context around it grows until its chance falls below the draw, and a
@@ -20,7 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -72,15 +75,30 @@ def _block_text(block: dict[str, Any]) -> str:
     return str(block.get("text", "")) if kind == "text" else result_text([block])
 
 
-def _identity(block: dict[str, Any], text: str, at: int) -> str:
+def _calls(view: ModelView) -> dict[str, str]:
+    """Each tool call in view (by id) as a layer cannot change it: what it asked (the tool and
+    its input) and how many identical calls came before it. Not its id: the simulator derives
+    ids from the request's bytes, which differ from one layer to another."""
+    before: Counter[str] = Counter()
+    calls = {}
+    for message in view.messages:
+        for block in message["content"]:
+            if block.get("type") == "tool_use":
+                asked = json.dumps([block.get("name"), block.get("input")], sort_keys=True)
+                calls[str(block.get("id"))] = f"{asked}#{before[asked]}"
+                before[asked] += 1
+    return calls
+
+
+def _identity(block: dict[str, Any], text: str, at: int, calls: dict[str, str]) -> str:
     """What stays the same of a copy while a layer moves it or cuts around it: the tool call
-    its result or input belongs to, else the line it sits on (not the text around it)."""
+    its result or input belongs to (``_calls``), else the line it sits on (not the text around
+    it)."""
     ident = block.get("tool_use_id") or (block.get("id") if block.get("type") == "tool_use"
                                          else None)
-    if ident:
-        return str(ident)
-    line = text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
-    return hashlib.sha1(line.encode()).hexdigest()[:16]
+    key = calls.get(str(ident), str(ident)) if ident else \
+        text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
+    return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
 def copies(view: ModelView, marker: str) -> list[tuple[float, str]]:
@@ -89,13 +107,14 @@ def copies(view: ModelView, marker: str) -> list[tuple[float, str]]:
     if not view.spans or not view.input_tokens:
         return []
     blocks = [*view.system, *(b for m in view.messages for b in m["content"])]
+    calls = _calls(view)
     found = []
     for block, (start, tokens) in zip(blocks, view.spans, strict=False):
         text = _block_text(block)
         at = text.find(marker)
         if at >= 0:
             found.append(((start + tokens * at / max(len(text), 1)) / view.input_tokens,
-                          _identity(block, text, at)))
+                          _identity(block, text, at, calls)))
     return found
 
 
