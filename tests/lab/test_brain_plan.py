@@ -115,7 +115,7 @@ def test_with_everything_visible_the_plan_runs_in_order_and_ends_with_a_report()
 
 def test_rereads_a_file_exactly_when_its_content_is_no_longer_visible() -> None:
     scenario = load("constraint")
-    chat = Chat(scenario)
+    chat = Chat(scenario, note_rate=0.0)  # no working note restates the log
     chat.run_until("raise-timeout")
     assert chat.next_calls() == [step_call(scenario, "raise-timeout", comply=True)]
     dump = step_call(scenario, "log-3")
@@ -141,7 +141,7 @@ def test_continues_from_the_furthest_visible_step_instead_of_starting_over() -> 
 
 def test_reads_the_offloaded_copy_when_a_pointer_is_visible() -> None:
     scenario = load("constraint")
-    chat = Chat(scenario)
+    chat = Chat(scenario, note_rate=0.0)  # no working note restates the log: only the pointer
     chat.run_until("raise-timeout")
     dump = step_call(scenario, "log-3")
     result = chat.result_of(dump)
@@ -156,7 +156,7 @@ def test_reads_the_offloaded_copy_when_a_pointer_is_visible() -> None:
 
 def test_a_pointer_that_names_the_command_is_used_when_the_call_itself_is_gone() -> None:
     scenario = load("constraint")
-    chat = Chat(scenario)
+    chat = Chat(scenario, note_rate=0.0)  # no working note restates the log: only the pointer
     chat.run_until("raise-timeout")
     dump = step_call(scenario, "log-3")
     chat.result_of(dump)["content"] = "(cleared)"

@@ -14,6 +14,7 @@ import pytest
 
 from ctxlab import models, needle, runner
 from ctxlab.brain import retrieval
+from ctxlab.brain.calls import CallLog
 from ctxlab.cli import main
 from ctxlab.recall import TABLES, table
 from ctxlab.sim import Simulator
@@ -85,6 +86,11 @@ def test_a_tool_results_draw_follows_what_the_call_asked_not_its_id() -> None:
     for seed in range(200):
         assert retrieval.missed(one, seed, needs, on=True) == \
             retrieval.missed(other, seed, needs, on=True)
+    # the agent's own log: a read made after a summary dropped the earlier two is the third
+    log = CallLog()
+    assert [c for _, c in retrieval.copies(one, needle.NEEDLE, log)] == [first, again]
+    ((_, third),) = retrieval.copies(_tool_view(["toolu_a3"]), needle.NEEDLE, log)
+    assert third not in (first, again) and len(log) == 3
 
 
 @pytest.fixture(scope="module")

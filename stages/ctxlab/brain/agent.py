@@ -17,6 +17,7 @@ from typing import Any
 from ..scenarios import Scenario
 from ..sim import ModelView, Reply
 from . import delegate, habits, probe, rereads, retrieval, summary, workset
+from .calls import CallLog
 from .habits import Behaviour
 from .plan import Action, decide, group, is_done, variant
 from .request import SummaryRequest, find_request, parse
@@ -75,6 +76,7 @@ class Brain:
         self._finder = Finder(scenario)
         self.rot = rot
         self.misses: list[retrieval.Miss] = []
+        self.calls = CallLog()  # its tool calls as it made them (the draws' keys, §4)
         self._parts: dict[str, Brain] = {}
 
     def respond(self, view: ModelView) -> Reply:
@@ -118,7 +120,7 @@ class Brain:
             return action
         steps = group(self.scenario.steps, self.scenario.index(action.step.id))
         needs = {f: self.scenario.marker(f) for s in steps for f in s.needs}
-        lost = retrieval.missed(view, self.seed, needs, on=self.rot)
+        lost = retrieval.missed(view, self.seed, needs, on=self.rot, log=self.calls)
         if lost:
             self.misses += lost
             gone = {needs[miss.fact] for miss in lost}
@@ -194,8 +196,8 @@ class Brain:
             thought = (f"{done} of {len(self.scenario.steps)} planned steps show as done in "
                        f"what I can see, and {_WHY[why]}.")
             blocks = [{"type": "thinking", "thinking": thought}, *blocks]
-        if pad:
-            rng = random.Random(f"{self.seed}:length:{view.digest}")
+        if pad:  # keyed on how far the agent is, not on the bytes: the same under any layer
+            rng = random.Random(f"{self.seed}:length:{why}:{len(self.calls.read(view))}")
             target = min(self.behaviour.output_tokens(rng), max(view.max_tokens // 2, 1))
             blocks = habits.pad(blocks, target, rng, view.thinking_enabled)
         return Reply(blocks)

@@ -12,8 +12,11 @@ A scenario may set its own in ``[behaviour]``; a ``Brain`` may be given others f
 - *Re-reads in view*: ``reread_in_view_rate`` of reads are of a file still in view
   (``rereads``).
 - *Output length*: each answer's output tokens are drawn from a log-normal with the measured
-  median and 90th percentile; text (or thinking, when the request enables it) is added in
-  plain prose until the reply has that many tokens. Prose only: no item, fact or rule in it.
+  median and 90th percentile (the draw keyed on the run seed, the kind of answer and how many
+  tool calls the agent has made so far, never on the request's bytes, so that two layers at
+  the same point of a task draw the same length); text (or thinking, when the request
+  enables it) is added in plain prose until the reply has that many tokens. Prose only: no
+  item, fact or rule in it.
 """
 
 from __future__ import annotations

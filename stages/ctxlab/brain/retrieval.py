@@ -21,15 +21,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import random
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..recall import RecallTable, table
 from ..sim import ModelView
+from .calls import CallLog
 from .visible import result_text
 
 _ON = [True]
@@ -75,25 +74,10 @@ def _block_text(block: dict[str, Any]) -> str:
     return str(block.get("text", "")) if kind == "text" else result_text([block])
 
 
-def _calls(view: ModelView) -> dict[str, str]:
-    """Each tool call in view (by id) as a layer cannot change it: what it asked (the tool and
-    its input) and how many identical calls came before it. Not its id: the simulator derives
-    ids from the request's bytes, which differ from one layer to another."""
-    before: Counter[str] = Counter()
-    calls = {}
-    for message in view.messages:
-        for block in message["content"]:
-            if block.get("type") == "tool_use":
-                asked = json.dumps([block.get("name"), block.get("input")], sort_keys=True)
-                calls[str(block.get("id"))] = f"{asked}#{before[asked]}"
-                before[asked] += 1
-    return calls
-
-
 def _identity(block: dict[str, Any], text: str, at: int, calls: dict[str, str]) -> str:
     """What stays the same of a copy while a layer moves it or cuts around it: the tool call
-    its result or input belongs to (``_calls``), else the line it sits on (not the text around
-    it)."""
+    its result or input belongs to (as ``CallLog`` names it), else the line it sits on (not
+    the text around it)."""
     ident = block.get("tool_use_id") or (block.get("id") if block.get("type") == "tool_use"
                                          else None)
     key = calls.get(str(ident), str(ident)) if ident else \
@@ -101,13 +85,14 @@ def _identity(block: dict[str, Any], text: str, at: int, calls: dict[str, str]) 
     return hashlib.sha1(key.encode()).hexdigest()[:16]
 
 
-def copies(view: ModelView, marker: str) -> list[tuple[float, str]]:
+def copies(view: ModelView, marker: str, log: CallLog | None = None) -> list[tuple[float, str]]:
     """Each block in ``view`` that shows ``marker``, in order: its relative position (0–1) and
-    the identity its draw is keyed on (``_identity``)."""
+    the identity its draw is keyed on (``_identity``). ``log``: the agent's calls so far (a
+    fresh one, when not given, names only the calls in view)."""
     if not view.spans or not view.input_tokens:
         return []
     blocks = [*view.system, *(b for m in view.messages for b in m["content"])]
-    calls = _calls(view)
+    calls = (CallLog() if log is None else log).read(view)
     found = []
     for block, (start, tokens) in zip(blocks, view.spans, strict=False):
         text = _block_text(block)
@@ -125,16 +110,16 @@ def draw(seed: int, fact: str, copy: str) -> float:
 
 
 def missed(view: ModelView, seed: int, needs: dict[str, str], *,
-           on: bool | None = None) -> list[Miss]:
+           on: bool | None = None, log: CallLog | None = None) -> list[Miss]:
     """The facts of ``needs`` (name → marker) that are in view and yet not found; ``on``
-    overrides the process's switch."""
+    overrides the process's switch; ``log``: the agent's calls so far (``copies``)."""
     if not (enabled() if on is None else on) or not view.window or not view.spans:
         return []
     occupancy = view.input_tokens / view.window
     recall = table(view.model)
     lost = []
     for fact, marker in needs.items():
-        where = copies(view, marker)
+        where = copies(view, marker, log)
         if where and not finds(seed, fact, where, occupancy, recall):
             lost.append(Miss(fact, round(where[-1][0], 4), round(occupancy, 4)))
     return lost
