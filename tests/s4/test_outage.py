@@ -20,7 +20,7 @@ def _outage(failures: int, *, breaker: bool) -> RunResult:
 
 @pytest.mark.checklist("B.16", "B.17")
 def test_with_the_breaker_three_calls_then_local_truncation() -> None:
-    result = _outage(5, breaker=True)
+    result = _outage(1_000, breaker=True)  # a lasting outage: the interview kit's (stage 4, Q4)
     assert result.summary.error is None
     assert result.summary.summary_calls == 3
     assert set(result.summary.compactions_per_layer) == {"truncate"}  # no summary after that
