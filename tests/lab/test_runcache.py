@@ -167,19 +167,23 @@ def test_a_ladder_run_with_nothing_added_is_the_runners_own(
 
 def test_two_ways_of_asking_for_one_run_share_it(tmp_path: Path,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """The scenario's own model named or left out, its turn limit spelled out, empty options:
-    the runner reads them the same, so the run is computed once (``runner.same_run``)."""
+    """The scenario's own model named or left out, its turn limit spelled out, options at
+    their defaults or empty: the runner reads them the same, so the run is computed once
+    (``runner.same_run``)."""
     from ctxlab import scenarios
 
     plan = scenarios.load("bugfix-small")
     monkeypatch.setenv(runcache.ENV, str(tmp_path))
     asked = [runner.run(2, "bugfix-small"),
              runner.run(2, "bugfix-small", model=plan.model, layer_options={}),
-             runner.run(2, "bugfix-small", max_turns=3 * len(plan.steps) + 20, delegation={})]
+             runner.run(2, "bugfix-small", max_turns=3 * len(plan.steps) + 20, delegation={}),
+             runner.run(2, "bugfix-small", layer_options={"ratio": 0.8, "naive": False})]
     assert len(_shared_in(tmp_path)) == 1
-    assert asked[0].session is not None and asked[1].session is asked[2].session is None
+    assert asked[0].session is not None and all(run.session is None for run in asked[1:])
     other = runner.run(2, "bugfix-small", model="claude-sonnet-4-6")  # another model: its own
     assert len(_shared_in(tmp_path)) == 2 and other.records[0].model == "claude-sonnet-4-6"
+    runner.run(2, "bugfix-small", layer_options={"ratio": 0.5})  # another option: its own
+    assert len(_shared_in(tmp_path)) == 3
     monkeypatch.delenv(runcache.ENV)
     fresh = runner.run(2, "bugfix-small", model=plan.model)
     assert all(run.summary == fresh.summary and run.records == fresh.records for run in asked)
