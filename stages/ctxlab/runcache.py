@@ -15,7 +15,8 @@ API's own edits (``ServerEdits``), and a layer named ``MODULE:FACTORY`` whose fi
 those the key digests: every source and fixture file a run can read (the ``ctxlab`` package,
 both implementations, ``fixtures/``), so an edit anywhere starts afresh. A run given a
 prepared simulator, a layer object, a callback, a kept workspace, an exported log or the live
-API is always computed.
+API is always computed. Two ways of asking for one run share it (``runner.same_run``: the
+scenario's own model named or left out, empty options or none).
 
 A shared run is its ``RunResult`` as the first process finished it, but for ``session``
 (the API client it talked through), which is None. ``remembered`` shares any other work the
@@ -56,23 +57,29 @@ T = TypeVar("T")
 _computing = [0]  # how many ``computed()`` blocks are open
 
 
-def shared(run: F) -> F:
-    """``run``, its results shared through ``$CTXLAB_RUN_CACHE`` when that is set."""
-    signature = inspect.signature(run)
+def shared(same: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[F], F]:
+    """A decorator: the function's results shared through ``$CTXLAB_RUN_CACHE`` when that is
+    set. ``same(arguments)`` writes the arguments one way for every way of asking for the same
+    run (a default spelled out or left out), so that those share it too."""
 
-    @functools.wraps(run)
-    def sharing(*args: Any, **kwargs: Any) -> Any:
-        if not os.environ.get(ENV) or _computing[0]:
-            return run(*args, **kwargs)
-        bound = signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        described = _plain(bound.arguments)
-        if described is None:
-            return run(*args, **kwargs)
-        return remembered(["run", described], lambda: run(*args, **kwargs),
-                          lambda result: dataclasses.replace(result, session=None))
+    def decorate(run: F) -> F:
+        signature = inspect.signature(run)
 
-    return sharing  # type: ignore[return-value]
+        @functools.wraps(run)
+        def sharing(*args: Any, **kwargs: Any) -> Any:
+            if not os.environ.get(ENV) or _computing[0]:
+                return run(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            described = _plain(same(dict(bound.arguments)))
+            if described is None:
+                return run(*args, **kwargs)
+            return remembered(["run", described], lambda: run(*args, **kwargs),
+                              lambda result: dataclasses.replace(result, session=None))
+
+        return sharing  # type: ignore[return-value]
+
+    return decorate
 
 
 def remembered(description: Any, compute: Callable[[], T], kept: Callable[[T], Any]) -> T:

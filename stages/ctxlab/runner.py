@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import inspect
 import logging
 import os
 import shutil
@@ -157,6 +158,24 @@ def _turns(max_turns: int | None, plan: scenarios.Scenario) -> int:
     return max_turns
 
 
+def same_run(arguments: dict[str, Any]) -> dict[str, Any]:
+    """``run``'s arguments written one way for every way of asking for the same run, as
+    ``run`` reads them: the scenario's own model named, its default turn limit spelled out, a
+    stage's layer option given its default value left out, empty options as none
+    (``ctxlab.runcache`` shares the run between them)."""
+    plan = scenarios.load(arguments["scenario"])
+    same = {**arguments, "model": arguments["model"] or plan.model}
+    if same["max_turns"] is None:
+        same["max_turns"] = _turns(None, plan)
+    if same["stage"] is not None and same["layer_options"]:
+        named = inspect.signature(load_stage(same["stage"]).make_layer).parameters
+        same["layer_options"] = {name: value for name, value in same["layer_options"].items()
+                                 if name not in named or named[name].default != value}
+    for name in ("layer_options", "brain_options", "delegation"):
+        same[name] = same[name] or None
+    return same
+
+
 def _client(sim: Simulator, live: bool) -> anthropic.Anthropic:
     if not live:
         return make_client(sim)
@@ -166,7 +185,7 @@ def _client(sim: Simulator, live: bool) -> anthropic.Anthropic:
     return anthropic.Anthropic()
 
 
-@runcache.shared
+@runcache.shared(same_run)
 def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int = 0,
         max_turns: int | None = None, live: bool = False,
         on_record: Callable[[TurnRecord], None] | None = None,

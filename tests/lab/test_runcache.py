@@ -137,11 +137,53 @@ def test_the_ladders_runs_are_shared_without_their_simulator(
     from ctxlab.ladder.core import Cell
 
     monkeypatch.setenv(runcache.ENV, str(tmp_path))
-    cell = Cell.parse("1")
+    cell, watching = Cell.parse("1"), runs.Setup("watch-the-task", watch=("discount code",))
     runs.clear()
-    made = runs.get(cell, "bugfix-small")
+    made = runs.get(cell, "bugfix-small", setup=watching)
     runs.clear()  # a new process: nothing kept in memory
-    shared = runs.get(cell, "bugfix-small")
+    shared = runs.get(cell, "bugfix-small", setup=watching)
     runs.clear()
     assert made.result.simulator is not None and shared.result.simulator is None
     assert shared.result.summary == made.result.summary and shared.seen == made.seen
+    assert any(seen for _, seen in made.seen)  # the watcher did see the text
+
+
+def test_a_ladder_run_with_nothing_added_is_the_runners_own(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cell run with no faults and nothing watched is the plain run: one computation for
+    the ladder and for a test or notebook that asks the runner for it."""
+    from ctxlab.ladder import runs
+    from ctxlab.ladder.core import Cell
+
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    runs.clear()
+    cell = runs.get(Cell.parse("2"), "bugfix-small")
+    runs.clear()
+    assert len(_shared_in(tmp_path)) == 1 and cell.seen == []
+    asked = runner.run(2, "bugfix-small")
+    assert len(_shared_in(tmp_path)) == 1 and asked.session is None  # read back
+    assert asked.summary == cell.result.summary and asked.records == cell.result.records
+
+
+def test_two_ways_of_asking_for_one_run_share_it(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """The scenario's own model named or left out, its turn limit spelled out, options at
+    their defaults or empty: the runner reads them the same, so the run is computed once
+    (``runner.same_run``)."""
+    from ctxlab import scenarios
+
+    plan = scenarios.load("bugfix-small")
+    monkeypatch.setenv(runcache.ENV, str(tmp_path))
+    asked = [runner.run(2, "bugfix-small"),
+             runner.run(2, "bugfix-small", model=plan.model, layer_options={}),
+             runner.run(2, "bugfix-small", max_turns=3 * len(plan.steps) + 20, delegation={}),
+             runner.run(2, "bugfix-small", layer_options={"ratio": 0.8, "naive": False})]
+    assert len(_shared_in(tmp_path)) == 1
+    assert asked[0].session is not None and all(run.session is None for run in asked[1:])
+    other = runner.run(2, "bugfix-small", model="claude-sonnet-4-6")  # another model: its own
+    assert len(_shared_in(tmp_path)) == 2 and other.records[0].model == "claude-sonnet-4-6"
+    runner.run(2, "bugfix-small", layer_options={"ratio": 0.5})  # another option: its own
+    assert len(_shared_in(tmp_path)) == 3
+    monkeypatch.delenv(runcache.ENV)
+    fresh = runner.run(2, "bugfix-small", model=plan.model)
+    assert all(run.summary == fresh.summary and run.records == fresh.records for run in asked)

@@ -10,22 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlab import scenarios
-from ctxlab.brain import Brain
-from ctxlab.runner import RunResult, run
-from ctxlab.sim import Simulator
+from ctxlab import outage
+from ctxlab.runner import RunResult
 
 
 def _outage(failures: int, *, breaker: bool) -> RunResult:
-    sim = Simulator(responder=Brain(scenarios.load("chat-heavy")))
-    sim.faults.add("empty", count=failures,
-                   when=lambda req: req.tool_choice.get("type") == "none")
-    return run(4, "chat-heavy", simulator=sim, layer_options={"breaker": breaker})
+    return outage.run(4, "chat-heavy", failures, layer_options={"breaker": breaker})
 
 
 @pytest.mark.checklist("B.16", "B.17")
 def test_with_the_breaker_three_calls_then_local_truncation() -> None:
-    result = _outage(5, breaker=True)
+    result = _outage(1_000, breaker=True)  # a lasting outage: the interview kit's (stage 4, Q4)
     assert result.summary.error is None
     assert result.summary.summary_calls == 3
     assert set(result.summary.compactions_per_layer) == {"truncate"}  # no summary after that

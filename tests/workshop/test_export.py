@@ -53,6 +53,7 @@ def test_the_copy_knows_what_it_hands_out(handout: Path, monkeypatch: pytest.Mon
     assert ids and all(i.startswith(("exercise-2-", "ladder-2")) for i in ids)
 
 
+@pytest.mark.reliability  # a second pytest session and ruff over the copy: make reliability
 def test_make_test_in_the_copy_runs_and_fails_the_exercises(handout: Path) -> None:
     """The copy's own ``make test`` (ruff, then pytest), with this suite's virtualenv and a
     small selection, so no second install is made: stage 2 fails for its stubs, stage 1 — the

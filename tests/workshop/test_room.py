@@ -3,7 +3,9 @@
 Pristine stubs, a complete solution, one whose exercise 2.4 is wrong and whose test of it was
 edited to pass, one (a tar.gz with a link and an absolute path in it) whose exercise 2.5 kills
 the process, the handout with pytest's ``runtest`` replaced by one line, and a zip with two
-members of one name. The one that hangs is ``test_room_hang.py``'s.
+members of one name. The one that hangs is ``test_room_hang.py``'s. Grading the room starts
+about a dozen pytest sessions and grades nothing a learner writes, so these are ``reliability``
+checks (``make reliability``); its one-line errors and rows are ``test_room_rows.py``'s.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from ctxlab.room import board
 from ctxlab.workbook import points
 
 from .conftest import Room
+
+pytestmark = pytest.mark.reliability
 
 
 def _exercise_points(numbers: list[str]) -> int:
@@ -145,37 +149,3 @@ def test_the_command_prints_the_board_csv_and_json(
             {p.name: p.points() for p in room.graded}
     else:
         assert "Room scoreboard" in out
-
-
-def test_bad_paths_are_one_line_errors(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["room", str(tmp_path / "nowhere")]) == 2
-    assert "no such file or folder" in capsys.readouterr().err
-    (tmp_path / "empty").mkdir()
-    assert main(["room", str(tmp_path / "empty"), "--stages", "1"]) == 2
-    assert "no submission found" in capsys.readouterr().err
-
-
-def test_without_a_selection_every_exercise_and_cell_counts_even_when_nothing_ran() -> None:
-    """A stage whose run never got to a test (it crashed at collection) is still graded out
-    of the full points, with the same row names ``ctxlab grade`` gives the ladder's cells."""
-    from ctxlab.ladder import LADDER, NA, Cell
-    from ctxlab.room.room import _rows, _universe
-    from ctxlab.room.run import CRASH, Run
-    from ctxlab.workbook import grade as grading
-    from ctxlab.workbook.layout import stage
-
-    universe = _universe(stage(2), [], every=True)
-    records = [{"nodeid": f"tests/ladder/test_ladder.py::test_cell[{r.id}[{k}]]", "stage": 2,
-                "outcome": "xfailed", "exercise": None, "not_implemented": False,
-                "pitfall": {"fixed_in": r.fixed_in, "why": f"{r.section} {r.why}"},
-                "message": "", "evidence": "e"}
-               for r in LADDER for k, v in r.cells.items()
-               if v != NA and Cell.parse(k).stage == 2]
-    cells = [r.item for r in grading.classify(stage(2), records) if r.item.startswith("pitfall")]
-    assert [u for u in universe if u.startswith("pitfall")] == cells
-    rows = _rows(stage(2), Run([], CRASH, detail="exit code 2"), universe)
-    assert len(rows) == len(universe) and {r.status for r in rows} == {"CRASH"}
-    assert sum(s.max for s in points.score(rows)) == sum(
-        points.load().of_exercise(e) for e in ("2.1", "2.2", "2.3", "2.4", "2.5")) + sum(
-        points.load().of_rung(r.id) for r in LADDER for k, v in r.cells.items()
-        if v != NA and Cell.parse(k).stage == 2)

@@ -72,23 +72,27 @@ def get(cell: Cell, scenario: str, *, model: str | None = None, setup: Setup = S
                       dict(cell.options), cell.layer, scenario, model, setup.name, setup.watch,
                       max_turns, seed, retrieval.enabled()],
                      sort_keys=True, default=str)
-    if key not in _RUNS:
-        def make() -> Run:
-            plan = scenarios.load(scenario)
-            watcher = Watcher(Brain(plan, seed=seed), setup.watch)
-            sim = Simulator(responder=watcher)
-            if setup.faults is not None:
-                setup.faults(sim)
-            result = run(None if cell.layer else cell.stage, scenario, model=model,
-                         simulator=sim, max_turns=max_turns, seed=seed,
-                         layer_options=dict(cell.options) or None, layer=cell.layer)
-            return Run(result, watcher.seen)
+    if key in _RUNS:
+        return _RUNS[key]
+    plain = setup == Setup()  # nothing added, nothing watched: the plain run, which the
+    # runner shares with every test and notebook that asks for it (``runner.same_run``)
 
-        # A setup is named once and for all (its faults are code), so the key names the run:
-        # other processes share it (``ctxlab.runcache``), without its client and simulator.
-        _RUNS[key] = make() if cell.layer and not runcache.ours(cell.layer) else \
-            runcache.remembered(["ladder", key], make, lambda done: Run(
-                dataclasses.replace(done.result, session=None, simulator=None), done.seen))
+    def make() -> Run:
+        watcher = None if plain else Watcher(Brain(scenarios.load(scenario), seed=seed),
+                                             setup.watch)
+        sim = None if watcher is None else Simulator(responder=watcher)
+        if sim is not None and setup.faults is not None:
+            setup.faults(sim)
+        result = run(None if cell.layer else cell.stage, scenario, model=model,
+                     simulator=sim, max_turns=max_turns, seed=seed,
+                     layer_options=dict(cell.options) or None, layer=cell.layer)
+        return Run(result, [] if watcher is None else watcher.seen)
+
+    # A setup is named once and for all (its faults are code), so the key names the run:
+    # other processes share it (``ctxlab.runcache``), without its client and simulator.
+    _RUNS[key] = make() if plain or cell.layer and not runcache.ours(cell.layer) else \
+        runcache.remembered(["ladder", key], make, lambda done: Run(
+            dataclasses.replace(done.result, session=None, simulator=None), done.seen))
     return _RUNS[key]
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import scenarios
 from ..brain import Brain
+from ..outage import summarizer_down
 from ..runner import KEEP_EVERYTHING, SYSTEM, RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
@@ -116,7 +117,7 @@ def volatile_in_static_zone(cell: Cell) -> Verdict:
 
 
 def _outage(sim: Simulator) -> None:
-    sim.faults.add("empty", count=1_000, when=lambda req: req.tool_choice.get("type") == "none")
+    summarizer_down(sim, 1_000)
 
 
 OUTAGE = runs.Setup("summarizer-outage", faults=_outage)
