@@ -9,6 +9,7 @@ import pytest
 
 from ctxlab import runner, scenarios
 from ctxlab.brain.delegate import TASK
+from ctxlab.brain.retrieval import switched
 from ctxlab.subagents import Delegation, tools_for
 from ctxlab.tools import definitions
 
@@ -26,7 +27,10 @@ def _results(messages: list[dict]) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def read_runs() -> tuple[runner.RunResult, runner.RunResult]:
-    return runner.run(5, "isolate-read"), runner.run(5, "isolate-read", delegation=INLINE)
+    """With context rot off: with it on, a fact of a report the parent misses is fetched
+    again from its log in the parent (a draw no layer controls), which is §4, not §11."""
+    with switched(False):
+        return runner.run(5, "isolate-read"), runner.run(5, "isolate-read", delegation=INLINE)
 
 
 @pytest.fixture(scope="module")
