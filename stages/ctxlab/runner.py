@@ -299,6 +299,9 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             journal.start_from(point)
             session.tool_names.update(point.tool_names)
             tracker = Tracker.resumed(point.original, messages, point.summaries, point.why)
+            resumed = getattr(sim.responder, "resumed", None)  # the model outlived the crash
+            if resumed is not None:
+                resumed(point.original)
             for problem in verify(folder.root):
                 logging.getLogger("ctxlab").warning(
                     "warning: offloaded before the crash, now lost: %s", problem)

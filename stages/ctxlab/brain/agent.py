@@ -130,6 +130,11 @@ class Brain:
                                f"{self.scenario.name}:{self.seed}")
         return action if again is None else Action("reread", (again,), action.step)
 
+    def resumed(self, messages: list[dict[str, Any]]) -> None:
+        """A client resumed its session: the calls it made before (every message it sent, as
+        its journal kept them) are the ones this model made (``CallLog``)."""
+        self.calls.replay(messages)
+
     def take_misses(self) -> list[retrieval.Miss]:
         """The misses logged since the last call (the runner files them under its turn)."""
         taken, self.misses = self.misses, []
@@ -140,6 +145,7 @@ class Brain:
         if part.name not in self._parts:
             model = copy.copy(self)
             model.scenario, model._finder, model._parts = part, Finder(part), {}
+            model.calls = CallLog()  # a sub-agent's context: its own calls
             self._parts[part.name] = model
         return self._parts[part.name]
 

@@ -7,12 +7,17 @@ names each call by what it asked (the tool and its input) and how many identical
 agent had made before it in the session, counted as the calls first show up in a request. A
 call made again after a summary dropped the first one is the next of its kind, not the first
 again, so it has a draw of its own; a request sent twice names its calls the same way.
+
+The model is not the client: when the client crashes and resumes its session, the log carries
+on from the calls the session made before (``replay``, from the journal's record of every
+message), so the resumed run draws what the uninterrupted one would.
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 from ..sim import ModelView
 
@@ -26,8 +31,13 @@ class CallLog:
 
     def read(self, view: ModelView) -> dict[str, str]:
         """The names of every call in ``view``, the new ones numbered in the order they show."""
-        for message in view.messages:
-            for block in message["content"]:
+        return self.replay(view.messages)
+
+    def replay(self, messages: list[dict[str, Any]]) -> dict[str, str]:
+        """The names of every call in ``messages`` (a request's, or every message a session
+        sent so far), the new ones numbered in the order they show."""
+        for message in messages:
+            for block in message["content"] if isinstance(message["content"], list) else ():
                 ident = str(block.get("id"))
                 if block.get("type") == "tool_use" and ident not in self.names:
                     asked = json.dumps([block.get("name"), block.get("input")], sort_keys=True)
