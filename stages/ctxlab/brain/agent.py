@@ -57,6 +57,9 @@ class Brain:
     the calibrated defaults, or the scenario's ``[behaviour]``. ``rot``: the retrieval
     model on or off for this brain (None: the process's ``--rot`` switch). ``misses`` logs
     each visible fact it did not find, for the telemetry (it never reads the log back).
+    ``calls`` is its own record of the tool calls it made (``CallLog``): the recall draws and
+    the reply lengths are keyed on it, not on the request's bytes, so every layer meets the
+    same draws at the same point of a task.
     """
 
     def __init__(self, scenario: Scenario, *, seed: int = 0,
