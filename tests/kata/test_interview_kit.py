@@ -2,7 +2,9 @@
 
 Each stage page must have questions with a model answer and a way to regenerate its figure,
 and a timed kata. Every ``ctxlab`` command it names must parse, every test file and test it
-names must exist, and every Python snippet must run (on the reference implementation).
+names must exist, and every Python snippet must run (on the reference implementation). The
+snippets regenerate figures of the docs and grade nothing a learner writes: running them all
+is `make reliability`'s (about 25 s of CPU), not `make test`'s.
 """
 
 from __future__ import annotations
@@ -95,6 +97,7 @@ def _shared(function: Callable[..., Any]) -> Callable[..., Any]:
 SNIPPETS = [(page, n, code) for page in PAGES for n, code in enumerate(blocks(page, "python"))]
 
 
+@pytest.mark.reliability
 @pytest.mark.parametrize(("page", "n", "code"), SNIPPETS,
                          ids=[f"{p.stem}-{n}" for p, n, _ in SNIPPETS])
 def test_every_snippet_runs(reference: None, page: Path, n: int, code: str) -> None:

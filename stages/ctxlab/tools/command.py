@@ -15,20 +15,18 @@ import contextlib
 import os
 import selectors
 import shutil
-import signal
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ctxlab.tools import forkserver
 from ctxlab.tools.results import ToolError
 from ctxlab.tools.sandbox import check_allowed, split_command
 
 _CHUNK = 65_536
 _SAFE_DIRS = ("/usr/local/bin", "/usr/bin", "/bin")
-_REAPER = Path(__file__).with_name("reaper.py")
 _GRACE = 2.0  # seconds the reaper gets to kill what it holds before its group is SIGKILLed
 
 
@@ -80,25 +78,21 @@ def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Capture
     program = str(root / argv[0]) if "/" in argv[0] else shutil.which(argv[0], path=env["PATH"])
     if program is None or not os.access(program, os.X_OK) or os.path.isdir(program):
         raise ToolError(f"command not found: {argv[0]!r}")
+    read_end, write_end = os.pipe()
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", str(_REAPER), *argv],
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
+        running = forkserver.start(argv, root, env, write_end)
     except OSError as exc:
+        os.close(read_end)
         raise ToolError(f"cannot run {argv[0]!r}: {exc.strerror or exc}") from None
-    assert proc.stdout is not None
+    finally:
+        os.close(write_end)
     deadline = time.monotonic() + timeout
     kept = bytearray()
     total = 0
     timed_out = False
-    with proc.stdout, selectors.DefaultSelector() as selector:
-        selector.register(proc.stdout, selectors.EVENT_READ)
+    with contextlib.closing(running), open(read_end, "rb", buffering=0) as output, \
+            selectors.DefaultSelector() as selector:
+        selector.register(output, selectors.EVENT_READ)
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
@@ -106,21 +100,19 @@ def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Capture
                 break
             if not selector.select(remaining):
                 continue
-            chunk = os.read(proc.stdout.fileno(), _CHUNK)
+            chunk = os.read(output.fileno(), _CHUNK)
             if not chunk:
                 break
             total += len(chunk)
             if len(kept) < cap:
                 kept += chunk[: cap - len(kept)]
-    dropped = total - len(kept)
-    if not timed_out:
-        try:
-            exit_code = proc.wait(timeout=max(deadline - time.monotonic(), 0))
-            return Captured(bytes(kept), dropped, exit_code, timed_out=False)
-        except subprocess.TimeoutExpired:
-            pass  # output closed but the process is still running
-    _stop(proc)
-    return Captured(bytes(kept), dropped, proc.wait(), timed_out=True)
+        dropped = total - len(kept)
+        if not timed_out:
+            code = running.exit_code(max(deadline - time.monotonic(), 0))
+            if code is not None:
+                return Captured(bytes(kept), dropped, code, timed_out=False)
+            # output closed but the command is still running
+        return Captured(bytes(kept), dropped, running.stop(_GRACE), timed_out=True)
 
 
 def render_output(captured: Captured, cap: int) -> str:
@@ -131,15 +123,3 @@ def render_output(captured: Captured, cap: int) -> str:
     if captured.dropped:
         text += f"\n[output truncated: {captured.dropped} bytes dropped after the first {cap}]"
     return text
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Ask the reaper to kill everything below it; if it does not end in time, kill its
-    process group (before reaping it, so the group id cannot have been reused)."""
-    with contextlib.suppress(ProcessLookupError):
-        proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=_GRACE)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError, PermissionError):  # the group is gone
-            os.killpg(proc.pid, signal.SIGKILL)

@@ -1,30 +1,43 @@
-"""Run one command so that none of its processes outlives it (run as a script, DESIGN §2).
+"""Run each command so that none of its processes outlives it (run as a script, DESIGN §2).
 
-``run_command`` starts ``python -I -S reaper.py PROGRAM ARGS...``. On Linux the reaper makes
-itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``): every process the command
-starts stays below it, even one that leaves the process group or the session
-(``setsid``, ``start_new_session=True``) or whose parent exits, because an orphan is handed to
-the nearest subreaper, never to init. When the command exits — or when ``run_command`` sends
-SIGTERM at the timeout — the reaper SIGKILLs every process left below it, reaps them and exits
-with the command's status. Elsewhere ``prctl`` is missing: the reaper still kills what it can
-find below it, but a process that leaves the group and whose parent exits is not contained.
-A process of the command that kills the reaper itself (only an interpreter can: the python3
-allowance) leaves the rest uncontained too.
+``python -I -S reaper.py FD`` is a small fork server, started once per process that runs
+commands (``ctxlab.tools.forkserver``) and talking to it over the socket ``FD``. For each
+command the client sends two descriptors: one end of a socket pair of the command's own (the
+*line*) and the write end of the pipe its output goes to. The server forks a *reaper* for it,
+which reads the request (program, arguments, directory, environment) from the line, starts a
+session of its own and on Linux makes itself a *child subreaper*
+(``prctl(PR_SET_CHILD_SUBREAPER)``): every process the command starts stays below it, even one
+that leaves the process group or the session (``setsid``) or whose parent exits, because an
+orphan is handed to the nearest subreaper, never to init. When the command exits — or when the
+client sends SIGTERM at the timeout — the reaper SIGKILLs every process left below it, reaps
+them and writes the command's exit code on the line. Elsewhere ``prctl`` is missing: the reaper
+still kills what it can find below it, but a process that leaves the group and whose parent
+exits is not contained. A process of the command that kills the reaper itself (only an
+interpreter can: the python3 allowance) leaves the rest uncontained too.
+
+A fork of this small process costs about a millisecond; a Python started for every command
+cost ten. The server reaps a reaper only once the client has closed its line, so the client
+can signal the reaper's pid and process group until then without either being reused. When the
+client goes away, the server stops every command still running and exits.
 """
 
 from __future__ import annotations
 
 import ctypes
+import json
 import os
+import select
+import socket
 import sys
 import time
 
 try:  # signal's functions without its enum wrappers, which cost a third of the start-up
-    import _signal as signal  # every command pays it (CPython)
+    import _signal as signal  # (CPython)
 except ImportError:  # another interpreter
     import signal  # type: ignore[no-redef]
 
 PR_SET_CHILD_SUBREAPER = 36
+STOPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
 
 
 def become_subreaper() -> bool:
@@ -72,7 +85,7 @@ def kill_all() -> None:
     """SIGKILL everything below this process and reap it, until nothing is left."""
     while True:
         for pid in descendants(os.getpid()):
-            try:  # noqa: SIM105 (contextlib would add a sixth to every command's start-up)
+            try:  # noqa: SIM105 (contextlib would add to the server's start-up)
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
@@ -84,35 +97,118 @@ def kill_all() -> None:
             time.sleep(0.001)  # the killed ones are still dying
 
 
-def _stop(signum: int, frame: object) -> None:
-    kill_all()
-    os._exit(128 + signum)
-
-
-def main(argv: list[str]) -> None:
+def reap_command(request: dict, line: socket.socket, output: int) -> None:
+    """In the forked reaper: run the command, report its pid and then its exit code, exit."""
+    os.setsid()
     become_subreaper()
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(signum, _stop)
+
+    def stop(signum: int, frame: object) -> None:
+        kill_all()
+        _report(line, 128 + signum)
+
+    for signum in STOPS:
+        signal.signal(signum, stop)
+    line.sendall(f"{os.getpid()}\n".encode())
     pid = os.fork()
     if pid == 0:
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            signal.signal(signum, signal.SIG_DFL)
-        try:
-            os.execvp(argv[0], argv)
-        except OSError as error:
-            os.write(2, f"cannot run {argv[0]!r}: {error.strerror}\n".encode())
-            os._exit(127)
+        _become_command(request, output)
+    os.close(output)
     _, status = os.waitpid(pid, 0)
     kill_all()
-    code = os.waitstatus_to_exitcode(status)
-    if code < 0:  # killed by a signal: end the same way, so the caller sees it
+    _report(line, os.waitstatus_to_exitcode(status))
+
+
+def _become_command(request: dict, output: int) -> None:
+    """In the command's process: its signals, directory and descriptors, then its program."""
+    for signum in STOPS:
+        signal.signal(signum, signal.SIG_DFL)
+    argv = request["argv"]
+    try:
+        os.chdir(request["cwd"])
+        stdin = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(stdin, 0)
+        os.dup2(output, 1)
+        os.dup2(output, 2)
+        os.execvpe(argv[0], argv, request["env"])
+    except OSError as error:
+        os.write(output, f"cannot run {argv[0]!r}: {error.strerror}\n".encode())
+        os._exit(127)
+
+
+def _report(line: socket.socket, code: int) -> None:
+    try:  # noqa: SIM105 (as above)
+        line.sendall(f"{code}\n".encode())
+    except OSError:
+        pass  # the client is gone
+    os._exit(0)
+
+
+def receive(control: socket.socket) -> tuple[dict, socket.socket, int] | None:
+    """One request: its size (8 bytes) carrying the two descriptors, then the request as JSON;
+    None when the client has gone."""
+    try:
+        head, fds, _, _ = socket.recv_fds(control, 8, 2)
+        while head and len(head) < 8:
+            head += control.recv(8 - len(head))
+        size = int.from_bytes(head, "big")
+        body = b""
+        while len(body) < size:
+            chunk = control.recv(size - len(body))
+            if not chunk:
+                return None
+            body += chunk
+    except OSError:
+        return None
+    if len(head) < 8 or len(fds) != 2:
+        return None
+    for fd in fds:  # never inherited by the command's program: no other way out of it
+        os.set_inheritable(fd, False)
+    return json.loads(body), socket.socket(fileno=fds[0]), fds[1]
+
+
+def serve(control: socket.socket) -> None:
+    """Fork a reaper per request on ``control`` until the client closes it."""
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda signum, frame: None)
+    running: dict[socket.socket, int] = {}  # each line still open at the client: its reaper
+    done: set[int] = set()  # reapers whose client has closed the line
+    while True:
+        ready, _, _ = select.select([control, wake_r, *running], [], [])
+        if wake_r in ready:
+            os.read(wake_r, 4096)
+        for line in [r for r in ready if r in running]:
+            done.add(running.pop(line))
+            line.close()
+        if control in ready:
+            received = receive(control)
+            if received is None:
+                break
+            request, line, output = received
+            pid = os.fork()
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for other in [control, *running]:
+                    other.close()
+                os.close(wake_r)
+                os.close(wake_w)
+                reap_command(request, line, output)
+            os.close(output)
+            running[line] = pid
+        for pid in list(done):
+            if os.waitpid(pid, os.WNOHANG)[0]:
+                done.discard(pid)
+    for line, pid in running.items():  # the client is gone: stop what it left running
         try:  # noqa: SIM105 (as above)
-            signal.signal(-code, signal.SIG_DFL)
-        except (OSError, ValueError):  # SIGKILL has no handler to reset
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
             pass
-        os.kill(os.getpid(), -code)
-    os._exit(code)
+        line.close()
+    kill_all()
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    os.set_inheritable(int(sys.argv[1]), False)
+    serve(socket.socket(fileno=int(sys.argv[1])))
