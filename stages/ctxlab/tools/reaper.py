@@ -120,7 +120,7 @@ def reap_command(request: dict, line: socket.socket, output: int) -> None:
 
 def _become_command(request: dict, output: int) -> None:
     """In the command's process: its signals, directory and descriptors, then its program."""
-    for signum in STOPS:
+    for signum in (*STOPS, signal.SIGPIPE, signal.SIGXFSZ):  # as a shell would start it
         signal.signal(signum, signal.SIG_DFL)
     argv = request["argv"]
     try:

@@ -1,0 +1,80 @@
+"""The commands' fork server (``ctxlab.tools.forkserver``, ``reaper.py``): started once per
+process, replaced when it is gone, nothing of it reachable from a command (DESIGN §2)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+
+from ctxlab.tools import forkserver
+from ctxlab.tools.command import capture
+
+FDS = "import os; print(sorted(int(n) for n in os.listdir('/proc/self/fd')))"
+
+
+def run(root: Path, *argv: str, timeout: float = 10) -> tuple[str, int]:
+    captured = capture([sys.executable, *argv], root, timeout=timeout, cap=10_000)
+    return captured.output.decode(), captured.exit_code
+
+
+def test_one_server_serves_every_command_of_a_process(tmp_path: Path) -> None:
+    run(tmp_path, "-c", "pass")
+    server = forkserver._servers[os.getpid()]
+    for _ in range(3):
+        assert run(tmp_path, "-c", "import os; print(os.getcwd())") == (f"{tmp_path}\n", 0)
+    assert forkserver._servers[os.getpid()] is server and server.process.poll() is None
+
+
+def test_a_server_that_died_is_replaced(tmp_path: Path) -> None:
+    run(tmp_path, "-c", "pass")
+    old = forkserver._servers[os.getpid()].process
+    old.kill()
+    old.wait()
+    assert run(tmp_path, "-c", "print('still here')") == ("still here\n", 0)
+    assert forkserver._servers[os.getpid()].process.pid != old.pid
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="lists descriptors in /proc")
+def test_a_command_holds_only_its_three_streams(tmp_path: Path) -> None:
+    """Neither the line its exit code goes back on nor the server's socket reaches the
+    program: it cannot forge its exit code or ask for other commands."""
+    output, code = run(tmp_path, "-c", FDS)
+    assert code == 0 and output.strip() in ("[0, 1, 2]", "[0, 1, 2, 3]"), output
+    # 3, if present, is the descriptor os.listdir itself opened to read /proc/self/fd
+
+
+def test_the_exit_code_and_the_signal_that_ended_a_command(tmp_path: Path) -> None:
+    assert run(tmp_path, "-c", "raise SystemExit(7)")[1] == 7
+    assert run(tmp_path, "-c", "import os; os.kill(os.getpid(), 9)")[1] == -signal.SIGKILL
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc")
+def test_a_command_starts_with_no_signal_ignored(tmp_path: Path) -> None:
+    """As a shell would start it: Python ignores SIGPIPE, the programs it runs must not."""
+    status = capture(["cat", "/proc/self/status"], tmp_path, timeout=10, cap=10_000)
+    ignored = next(line for line in status.output.decode().splitlines()
+                   if line.startswith("SigIgn:"))
+    assert int(ignored.split()[1], 16) == 0, ignored
+
+
+def test_a_process_forked_from_this_one_starts_a_server_of_its_own(tmp_path: Path) -> None:
+    run(tmp_path, "-c", "pass")
+    parent_server = forkserver._servers[os.getpid()].process.pid
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child reports through the pipe)
+        try:
+            output, _ = run(tmp_path, "-c", "print('child')")
+            mine = forkserver._servers[os.getpid()].process.pid
+            os.write(write, f"{output.strip()} {mine != parent_server}".encode())
+            forkserver._stop_servers()
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as answer:
+        assert answer.read() == "child True"
