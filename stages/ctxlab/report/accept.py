@@ -21,6 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from s5_pipeline.thresholds import offload_budgets
+
+from .. import models
 from ..runner import RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
@@ -55,10 +58,12 @@ DRILLS = (
 
 
 def reached(drill: Drill, result: RunResult, options: Mapping[str, Any]) -> bool:
-    """Whether the drill met the layer's trigger: a result over the offload budget, or a
-    history under pressure (some pressure layer ran; each runs after the cheaper ones)."""
+    """Whether the drill met the layer's trigger: a result over the offload budget (the one
+    given, else §2.4's for the run's window), or a history under pressure (some pressure
+    layer ran; each runs after the cheaper ones)."""
     if drill.layer == "offload":
-        budget = options.get("per_result", 50_000)
+        window = models.get(result.records[0].model).context_window
+        budget = options.get("per_result") or offload_budgets(window)[0]
         return any(len(str(b.get("content", ""))) > budget for m in result.original
                    if isinstance(m["content"], list) for b in m["content"]
                    if b.get("type") == "tool_result")
