@@ -21,8 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from s5_pipeline.thresholds import offload_budgets
-
 from .. import models
 from ..runner import RunResult, load_stage, run
 from ..session import Session
@@ -62,6 +60,8 @@ def reached(drill: Drill, result: RunResult, options: Mapping[str, Any]) -> bool
     given, else §2.4's for the run's window), or a history under pressure (some pressure
     layer ran; each runs after the cheaper ones)."""
     if drill.layer == "offload":
+        from s5_pipeline.thresholds import offload_budgets  # the selected implementation's
+
         window = models.get(result.records[0].model).context_window
         budget = options.get("per_result") or offload_budgets(window)[0]
         return any(len(str(b.get("content", ""))) > budget for m in result.original
