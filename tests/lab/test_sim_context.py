@@ -186,6 +186,18 @@ def test_r28_the_clients_history_is_not_modified(client):
     assert applied(checked(client, request))[0]["cleared_tool_uses"] == 3
 
 
+def test_r28_a_request_given_in_process_is_not_modified(sim):
+    """The simulator edits blocks of its own, never the caller's: a body handed over in
+    process (no JSON in between) is as it was after its results were cleared."""
+    from ctxlab.sim.schema import parse
+
+    body = {k: v for k, v in editing(clear(clear_tool_inputs=True)).items() if k != "betas"}
+    before = json.dumps(body, sort_keys=True)
+    _, _, applied_edits = sim._prepare(parse(body, {"anthropic-beta": EDITING_BETA}))
+    assert applied_edits and applied_edits[0]["cleared_tool_uses"] == 3
+    assert json.dumps(body, sort_keys=True) == before
+
+
 # R29 — clearing invalidates the cache from the first cleared block
 
 def test_r29_entries_before_the_first_cleared_block_still_hit(client):

@@ -124,15 +124,16 @@ def _clear_tool_uses(req: Request, edit: dict[str, Any], total: int) -> dict[str
     if freed < _value(edit.get("clear_at_least"), 0):
         return None
     cleared_ids = {b["tool_use_id"] for b in targets}
-    for message in req.messages:
-        for block in message["content"]:
+    for message in req.messages:  # new blocks: the request's own may be the caller's
+        content = message["content"]
+        for j, block in enumerate(content):
             if block.get("type") == "tool_result" and block["tool_use_id"] in cleared_ids:
-                block["content"] = wording.CLEARED_RESULT
-                block.pop("is_error", None)
+                content[j] = {**block, "content": wording.CLEARED_RESULT}
+                content[j].pop("is_error", None)
             wipe = clear_inputs is True or (isinstance(clear_inputs, list)
                                             and block.get("name") in clear_inputs)
             if block.get("type") == "tool_use" and block["id"] in cleared_ids and wipe:
-                block["input"] = {}
+                content[j] = {**block, "input": {}}
     return {"type": CLEAR_TOOL_USES, "cleared_tool_uses": len(targets),
             "cleared_input_tokens": freed}
 

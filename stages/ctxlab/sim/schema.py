@@ -155,7 +155,6 @@ def _normalise_messages(raw: Any) -> tuple[list[dict[str, Any]], list[list[tuple
         else:
             blocks = [_check_block(b, f"{path}.content.{j}", tuple(BLOCK_FIELDS))
                       for j, b in enumerate(content)]
-        blocks = copy.deepcopy(blocks)
         if merged and merged[-1]["role"] == role:  # R3: same-role turns are combined
             merged[-1]["content"].extend(blocks)
             origin[-1].extend((i, j) for j in range(len(blocks)))
