@@ -60,3 +60,22 @@ def test_a_command_starts_with_the_signals_python_ignores_restored(tmp_path: Pat
                    if line.startswith("SigIgn:"))
     for signum in (signal.SIGPIPE, signal.SIGXFSZ):
         assert not ignored & (1 << (signum - 1)), signum.name
+
+
+def test_a_process_forked_from_this_one_starts_a_server_of_its_own(tmp_path: Path) -> None:
+    run(tmp_path, "-c", "pass")
+    parent_server = forkserver._servers[os.getpid()].process.pid
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover (the child reports through the pipe)
+        try:
+            output, _ = run(tmp_path, "-c", "print('child')")
+            mine = forkserver._servers[os.getpid()].process.pid
+            os.write(write, f"{output.strip()} {mine != parent_server}".encode())
+            forkserver._stop_servers()
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(pid, 0)
+    with os.fdopen(read) as answer:
+        assert answer.read() == "child True"
