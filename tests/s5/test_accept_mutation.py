@@ -27,18 +27,3 @@ def test_the_complete_system_passes_the_same_drill(tmp_path) -> None:
     report = accept(tmp_path, layers=["microcompact", "blocking"])
     assert report["passed"] and [r["verdict"] for r in report["layers"]] == [FIRES, FIRES]
 
-
-def test_the_offload_drill_reads_the_budget_of_its_runs_window() -> None:
-    """On a 32K window §2.4's budget is kept to the window's share (``offload_budgets``,
-    32,768 characters): a result of 40,000 is over it there, and under the 200K window's."""
-    from types import SimpleNamespace
-
-    from ctxlab.report.accept import DRILLS, reached
-
-    result = [{"type": "tool_result", "tool_use_id": "t", "content": "x" * 40_000}]
-    offload = next(d for d in DRILLS if d.layer == "offload")
-    for model, over in (("ctxlab-sim-32k", True), ("claude-haiku-4-5", False)):
-        run = SimpleNamespace(original=[{"role": "user", "content": result}],
-                              records=[SimpleNamespace(model=model)])
-        assert reached(offload, run, {}) is over, model
-    assert reached(offload, run, {"per_result": 30_000}) is True
