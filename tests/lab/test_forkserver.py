@@ -4,6 +4,7 @@ process, replaced when it is gone, nothing of it reachable from a command (DESIG
 from __future__ import annotations
 
 import os
+import select
 import signal
 import sys
 from pathlib import Path
@@ -79,3 +80,16 @@ def test_a_process_forked_from_this_one_starts_a_server_of_its_own(tmp_path: Pat
     os.waitpid(pid, 0)
     with os.fdopen(read) as answer:
         assert answer.read() == "child True"
+
+
+def test_a_command_whose_client_gave_up_is_stopped(tmp_path: Path) -> None:
+    """The line closed before the exit code came (an exception in the client, say): the server
+    stops the command instead of leaving it to run on unwatched."""
+    read, write = os.pipe()
+    running = forkserver.start([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path,
+                               {"PATH": os.path.dirname(sys.executable)}, write)
+    os.close(write)
+    running.close()
+    with os.fdopen(read, "rb") as output:  # its end comes when nothing holds the pipe
+        assert select.select([output], [], [], 10)[0], "still running after 10 s"
+        assert output.read() == b""

@@ -17,7 +17,8 @@ interpreter can: the python3 allowance) leaves the rest uncontained too.
 
 A fork of this small process costs about a millisecond; a Python started for every command
 cost ten. The server reaps a reaper only once the client has closed its line, so the client
-can signal the reaper's pid and process group until then without either being reused. When the
+can signal the reaper's pid and process group until then without either being reused. A line
+closed while its command still runs (the client gave up on it) stops that command; when the
 client goes away, the server stops every command still running and exits.
 """
 
@@ -178,9 +179,14 @@ def serve(control: socket.socket) -> None:
         ready, _, _ = select.select([control, wake_r, *running], [], [])
         if wake_r in ready:
             os.read(wake_r, 4096)
-        for line in [r for r in ready if r in running]:
-            done.add(running.pop(line))
+        for line in [r for r in ready if r in running]:  # the client closed it
+            pid = running.pop(line)
             line.close()
+            try:  # noqa: SIM105 (as above)
+                os.kill(pid, signal.SIGTERM)  # its reaper has ended, or the client gave up
+            except ProcessLookupError:
+                pass
+            done.add(pid)
         if control in ready:
             received = receive(control)
             if received is None:
