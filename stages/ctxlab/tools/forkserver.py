@@ -115,7 +115,9 @@ def start(argv: list[str], cwd: Path, env: dict[str, str], output: int) -> Runni
     try:
         return _server().start(request, output)
     except OSError:  # the server is gone (killed, say): one more, once
-        _servers.pop(os.getpid(), None)
+        gone = _servers.pop(os.getpid(), None)
+        if gone is not None:
+            gone.stop()
         return _server().start(request, output)
 
 
