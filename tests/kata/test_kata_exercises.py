@@ -1,6 +1,8 @@
 """A stage page's timed kata turns green with only the exercises it names written: its test
 command runs on a workbook where those exercises hold the reference and every other exercise
-of the stage is still a stub (a test that needs another exercise would fail there)."""
+of the stage is still a stub (a test that needs another exercise would fail there). Each kata
+is a pytest session of its own on a copy of the stage: a check of the docs that grades nothing
+a learner writes, so `make reliability`'s, not `make test`'s."""
 
 from __future__ import annotations
 
@@ -55,6 +57,7 @@ def partial_stage(root: Path, number: int, solved: set[str]) -> None:
         target.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.reliability
 @pytest.mark.parametrize("number", [1, 2, 3, 4])
 def test_the_kata_turns_green_with_only_its_exercises(tmp_path: Path, number: int) -> None:
     solved, argv = kata(number)

@@ -22,7 +22,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "replay.md"
 FOLDERS = [SHARED / "transcripts", SHARED / "sessions"]
 ABSENT = [str(f) for f in FOLDERS if not f.is_dir()]
 
-pytestmark = pytest.mark.skipif(bool(ABSENT), reason=f"no real session logs in {ABSENT}")
+pytestmark = [pytest.mark.skipif(bool(ABSENT), reason=f"no real session logs in {ABSENT}"),
+              pytest.mark.reliability]  # the real logs are `make reliability`'s
 
 
 @pytest.fixture(scope="module")
