@@ -30,9 +30,9 @@ test: $(STAMP)
 
 # Outside `make test` (CI runs both, .ci/run): what carries the `reliability` mark — faults,
 # crash and resume, the sandbox, generated histories, the real session logs (tests/reliability,
-# docs/reliability.md), the simulator's fuzz tests and a few heavy checks that grade no learner's code (the
-# workshop room graded whole, an exported handout's own `make test`, the interview kit's snippets
-# and its katas, each a pytest session of its own).
+# docs/reliability.md), the simulator's fuzz tests and heavy checks that grade no learner's
+# code (the workshop room graded whole, an exported handout's own `make test`, the interview
+# kit's snippets and its katas, each a pytest session of its own).
 # HYPOTHESIS=large: 15,300 generated cases; CTXLAB_SLOW=1: the slow checks (400 connections at
 # once, the room's tamper drill).
 HYPOTHESIS ?= default
