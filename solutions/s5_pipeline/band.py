@@ -85,15 +85,18 @@ class BandClearing:
         """Microcompact with this pipeline's settings: its saved files, the task's words, the
         results it cleared before, which stay as they were frozen (§6.9), one more recent
         result kept per result the agent fetched again (``refetch``), a note attached to a
-        result kept (``changed``), and a read of a saved copy pointing to that copy, not
-        saved again: a copy of a copy would send the agent round a loop (§7.4 ②)."""
+        result kept (``changed``), the newest read of each file the agent edited kept (its
+        working copy: clearing it only makes the agent read the file again before the next
+        edit, §10.1), and a read of a saved copy pointing to that copy, not saved again: a
+        copy of a copy would send the agent round a loop (§7.4 ②)."""
         cleared = self._cleared(session)
         keep = self.keep[2] + len(fetched_again(messages, cleared))
         reads = saved_reads(messages)
         return microcompact(messages, session.tool_names, keep,
                             terms=self.terms or frozenset(),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
-                            cleared=cleared, after=self.changed_files.attached)
+                            cleared=cleared, exempt=edited_reads(messages),
+                            after=self.changed_files.attached)
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
@@ -104,6 +107,16 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def edited_reads(messages: Messages) -> list[str]:
+    """The newest read of each file the agent has edited: its working copy (§10.1)."""
+    uses = [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_use"]
+    edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
+    newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
+              if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
+    return list(newest.values())
 
 
 def saved_reads(messages: Messages) -> dict[str, str]:

@@ -94,8 +94,8 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     caller writes it when it keeps the decision); ``terms``: the task's words, whose lines a
     saved result keeps; ``cleared``: ids cleared by an earlier call, left as they read (a
     placeholder cleared again would lose its kept lines and change bytes the cache holds,
-    §6.9); ``exempt``: ids never cleared (a read of a saved copy: cleared, it would point to
-    another copy, §7.4 ②); ``after``: text a result's placeholder keeps after it (a note
+    §6.9); ``exempt``: ids never cleared (the working copy of a file the agent is editing,
+    §10.1); ``after``: text a result's placeholder keeps after it (a note
     attached to the result, §10.2). Only results whose text would change are reported;
     messages that change are copied.
     """

@@ -143,3 +143,28 @@ def test_the_note_is_a_frozen_decision_on_the_newest_result(tmp_path) -> None:
     assert layer.ledger.decisions["toolu_1"]["layer"] == "changed-note"
     again = layer.prepare(history, session)
     assert again[-1]["content"][0]["content"] == sent[-1]["content"][0]["content"]
+
+
+@pytest.mark.exercise("5.5")
+def test_the_working_copy_of_a_file_being_edited_is_kept(tmp_path) -> None:
+    """§10.1: the newest read of a file the agent has edited stays in full (cleared, it would
+    only make the agent read the file again before its next edit); an older read of it and
+    the other results go, cold (§6.8)."""
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = _layer()
+    calls = [("read_file", {"path": "a.py"}), ("read_file", {"path": "a.py"}),
+             ("edit_file", {"path": "a.py", "old": "x", "new": "y"}),
+             ("read_file", {"path": "b.py"}), ("run_command", {"command": "make"})]
+    history: list = [{"role": "user", "content": "the task"}]
+    for n, (name, given) in enumerate(calls):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": given}]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+             "content": command_output(n, 3_000)}]})
+        session.tool_names[f"toolu_{n}"] = name
+    layer.prepare(history, session)
+    sim.clock.advance(301)
+    layer.prepare(history, session)
+    assert set(layer.ledger.decisions) == {"toolu_0", "toolu_2", "toolu_3"}  # toolu_1 kept
