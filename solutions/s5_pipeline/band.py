@@ -57,6 +57,8 @@ class BandClearing:
                    + (" (cache cold)" if self.cold else ""))
         else:
             return messages, size
+        if size <= limits.band_low:  # not counted yet: what a batch frees is two counts apart
+            size = self.count(messages, session)
         self._keep(messages, decisions, session)
         return self._step("microcompact", messages, after, session, size, why)
 
