@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -86,6 +86,7 @@ def seen_results(messages: list[dict[str, Any]]) -> list[str]:
 def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                  keep: int = KEEP_RECENT, *, terms: Collection[str] = (),
                  saved_at: SavedAt | None = None, cleared: Collection[str] = (),
+                 exempt: Collection[str] = (), after: Mapping[str, str] | None = None,
                  ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Clear every seen tool result but the last ``keep``; returns (messages, {id: new text}).
 
@@ -93,12 +94,15 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     caller writes it when it keeps the decision); ``terms``: the task's words, whose lines a
     saved result keeps; ``cleared``: ids cleared by an earlier call, left as they read (a
     placeholder cleared again would lose its kept lines and change bytes the cache holds,
-    §6.9). Only results whose text would change are reported; messages that change are copied.
+    §6.9); ``exempt``: ids never cleared (the working copy of a file the agent is editing,
+    §10.1); ``after``: text a result's placeholder keeps after it (a note
+    attached to the result, §10.2). Only results whose text would change are reported;
+    messages that change are copied.
     """
     results = [b["tool_use_id"] for m in messages for b in m["content"]
                if isinstance(m["content"], list) and b.get("type") == "tool_result"]
     old = (set(results[: max(0, len(results) - keep)]) & set(seen_results(messages))) \
-        - set(cleared)
+        - set(cleared) - set(exempt)
     decisions: dict[str, str] = {}
     out = []
     for message in messages:
@@ -113,7 +117,8 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                 tool = tool_names.get(block["tool_use_id"], "unknown")
                 path = saved_at(block["tool_use_id"]) if saved_at and tool in DISCARDABLE \
                     else None
-                new = placeholder(tool, text, path, matching_lines(text, terms))
+                new = placeholder(tool, text, path, matching_lines(text, terms)) + (
+                    after or {}).get(block["tool_use_id"], "")
                 if len(new) < len(text):
                     decisions[block["tool_use_id"]] = new
                     block = dict(block, content=new)

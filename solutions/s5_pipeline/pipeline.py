@@ -7,10 +7,12 @@ cheap layers were not enough, the LLM summary. Each layer's real value is that t
 need not run (§7.3). Above the blocking mark only a local truncation may run, never a model
 call (§8.5).
 
-In the band (§4.6): from the band's lower edge, microcompact clears in batches, each only
-when what it frees repays the cached prefix it rewrites (§6.5, ``batch``); once the cache is
-certainly cold (idle past the 5-minute TTL, §6.8) the prefix is written again anyway, so any
-batch repays. Past the band's upper edge it clears whatever the cache says.
+Below the trigger (§4.6): microcompact clears in batches, each only when what it frees repays
+the cached prefix it rewrites and the chance of fetching it again (§6.5, §7.4, ``batch``);
+once the cache is certainly cold (idle past the 5-minute TTL, §6.8) the prefix is written
+again anyway. So the occupancy stays well below the band; past the band's upper edge it clears
+whatever the cache says. A file that changed on disk since the agent saw it is attached again
+as soon as that is true (§10.2, ``changed``), not only after a summary.
 
 Around it, ``prepare`` frames every request the same way (cache zones, the last usage, the
 frozen decisions, the user's texts, the moving breakpoint). Its per-message steps are plain
@@ -36,6 +38,8 @@ from .anchor import find_anchor, holds_cleared, mark_anchor
 from .anchors import coverage
 from .band import BandClearing, task_text
 from .calibration import Calibration
+from .changed import LAYER as CHANGED_LAYER
+from .changed import ChangedFiles, joined, newest_result, noted
 from .constraints import UserTexts
 from .estimate import estimate_tokens
 from .fallback import LastResort
@@ -57,7 +61,7 @@ class Pipeline(BandClearing):
 
     def __init__(self, *, summarize: Summarizer, per_result: int | None = None,
                  per_message: int | None = None, keep_first: int = 3, keep_last: int = 47,
-                 keep_results: int = 3, target_share: float = 0.6,
+                 keep_results: int = 1, target_share: float = 0.6,
                  dynamic: str = "", dynamic_zone: str = "dynamic", band: bool = True) -> None:
         self.offload = OffloadLayer()
         self.budgets = (per_result, per_message)  # None: §2.4's for the window
@@ -79,11 +83,14 @@ class Pipeline(BandClearing):
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
         self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
         self.anchor: int | None = None  # the message where the last batch ended (§6.4)
+        self.changed_files = ChangedFiles()  # files named as changed on disk (§10.2)
 
     def _ledger(self, session: Session) -> Ledger:
         if self.ledger is None:
             self.ledger = Ledger(session.workspace)
             self.user_texts.attach(self.ledger)  # the user's texts survive a resume too
+            self.changed_files.attached.update(  # and so do the attachments (§10.2)
+                (e["id"], e["text"]) for e in self.ledger.notes(CHANGED_LAYER))
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
@@ -112,6 +119,7 @@ class Pipeline(BandClearing):
         self.calibration.learn(session.last_usage)
         messages = self.apply_decisions(messages, self._ledger(session))
         self.observe(messages, session)
+        messages = self._say_changed(messages, session)
         self.user_texts.remember(messages)
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
@@ -148,8 +156,8 @@ class Pipeline(BandClearing):
         ``"microcompact"``, each only if the size is above ``target``; then ``"summary"``,
         only if the size is still above ``compact_at``. Run a layer with ``self.run_layer``:
         it returns the history and its size re-measured, which the next decision uses.
-        Otherwise, above ``band_low``: ``self.clear_batch`` (§4.6). The thresholds:
-        ``self.limits(session)``.
+        Otherwise: ``self.clear_batch`` (§4.6, §6.5: microcompact's batch, when it pays). The
+        thresholds: ``self.limits(session)``.
         """
         ### BEGIN SOLUTION 5.5
         limits = self.limits(session)
@@ -165,7 +173,7 @@ class Pipeline(BandClearing):
                     messages, size = self.run_layer(layer, messages, session, size, trigger)
             if size > limits.compact_at:
                 messages, size = self.run_layer("summary", messages, session, size, trigger)
-        elif size > limits.band_low:
+        else:
             messages, size = self.clear_batch(messages, session, size, limits)
         return messages
         ### END SOLUTION
@@ -225,6 +233,24 @@ class Pipeline(BandClearing):
         record = getattr(self.summarize, "record", None)
         if record is not None:
             record(messages, session)
+
+    def _say_changed(self, messages: Messages, session: Session) -> Messages:
+        """The history with the files changed on disk since the agent saw them attached at
+        the end of the newest tool result, as a frozen decision (§10.2, ``changed``); not when
+        the summarizer keeps no file log or its mtime notes are switched off."""
+        files = getattr(self.summarize, "files", None)
+        block = newest_result(messages)
+        if files is None or not getattr(self.summarize, "mtime_notes", True) or block is None \
+                or not isinstance(block.get("content"), str):
+            return messages
+        attachments = self.changed_files.changed(files.mtimes, session.workspace)
+        if not attachments:
+            return messages
+        ident, ledger = block["tool_use_id"], self._ledger(session)
+        self.changed_files.attached[ident] = joined(attachments)
+        ledger.note(CHANGED_LAYER, {"id": ident, "text": joined(attachments)})
+        ledger.record(ident, noted(block, attachments), CHANGED_LAYER)
+        return self.apply_decisions(messages, ledger)
 
     def mark(self, messages: Messages) -> Messages:
         """The history with its one moving breakpoint on the newest message (§6.4)."""

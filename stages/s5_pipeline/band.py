@@ -1,11 +1,15 @@
-"""Inside the band: microcompact's cache-aware batches (§4.6, §6.5, §6.7–6.8, §7.4).
+"""Below the trigger: microcompact's cache-aware batches (§4.6, §6.5, §6.7–6.8, §7.4).
 
-From the band's lower edge the pipeline clears in batches rather than waiting for the summary
-trigger. A batch runs when it repays the cached prefix it rewrites (``batch``), or past the
-band's upper edge whatever the cache says. Before a result is cleared it is saved to disk, so
-its placeholder can name the file (§7.4), and the pipeline's ledger freezes the decision (§6.9).
-``BandClearing`` is the part of ``Pipeline`` that does this; it uses the pipeline's state (the
-ledger, the calibration, whether the cache is cold).
+Before the summary trigger the pipeline clears in batches, from the first request on: a batch
+runs when it repays the cached prefix it rewrites and the chance that the agent fetches what
+it clears again (``batch``), or past the band's upper edge whatever the cache says (§4.6).
+Early batches are the cheap ones: a result cleared soon after the agent saw it has little
+history behind it to rewrite. Before a result is cleared it is saved to disk, so its
+placeholder can name the file (§7.4), and the pipeline's ledger freezes the decision (§6.9).
+A result the agent fetched again is evidence that it needs more than the newest results: one
+more is kept per fetch again (``refetch``). ``BandClearing`` is the part of ``Pipeline`` that
+does this; it uses the pipeline's state (the ledger, the calibration, whether the cache is
+cold).
 """
 
 from __future__ import annotations
@@ -20,52 +24,81 @@ from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
-from .batch import Batch
+from .batch import Batch, refetch_chance
 from .microcompact import microcompact
+from .refetch import fetched_again
 from .thresholds import Thresholds
 
 Messages = list[dict[str, Any]]
 
 
 class BandClearing:
-    """Microcompact as batches in the band, for ``Pipeline``."""
+    """Microcompact as batches below the trigger, for ``Pipeline``."""
 
     def clear_batch(self, messages: Messages, session: Session, size: int,
                     limits: Thresholds) -> tuple[Messages, int]:
-        """In the band: microcompact's batch, run when it repays the prefix it rewrites
-        (§6.5, with the cache certainly cold or not, §6.8) or when the size is past the
-        band's upper edge (§4.6); otherwise the history as it is."""
+        """Below the trigger: microcompact's batch, run when it repays the prefix it rewrites
+        and the expected fetch again (§6.5, §7.4, with the cache certainly cold or not, §6.8)
+        or when the size is past the band's upper edge (§4.6); otherwise the history as it
+        is. Without the band (``band=False``) nothing is cleared below the trigger."""
+        if not self.band:
+            return messages, size
         after, decisions = self._microcompact(messages, session)
         if not decisions:
             return messages, size
-        # The cache keeps prefixes at breakpoints only (§6.4): behind the change, the one
-        # left where the last batch ended (``anchor``), if any, else none.
-        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
-        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
-        cached = anchor + 1 if anchor is not None and anchor < first else 0
-        before = self.estimate(messages[cached:])
-        ratio = self.calibration.ratio
-        batch = Batch(freed=round((before - self.estimate(after[cached:])) * ratio),
-                      suffix=round(before * ratio))
+        batch = self._batch(messages, after, session)
         prices = models.get(session.model).prices
+        cleared = self._cleared(session)
+        chance = refetch_chance(len(cleared), len(fetched_again(messages, cleared)))
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
-        elif batch.repays(prices, requests=_replies(messages), cold=self.cold):
-            why = (f"in the band; frees {batch.freed:,}, rewrites {batch.suffix:,}"
+        elif batch.repays(prices, requests=_replies(messages), cold=self.cold, refetch=chance):
+            why = (f"repays; frees {batch.freed:,}, rewrites {batch.suffix:,}"
                    + (" (cache cold)" if self.cold else ""))
         else:
             return messages, size
+        if size <= limits.band_low:  # not counted yet: what a batch frees is two counts apart
+            size = self.count(messages, session)
         self._keep(messages, decisions, session)
         return self._step("microcompact", messages, after, session, size, why)
 
+    def _batch(self, messages: Messages, after: Messages, session: Session) -> Batch:
+        """What the batch from ``messages`` to ``after`` frees and rewrites. The cache keeps
+        prefixes at breakpoints only (§6.4): behind the change, the one left where the last
+        batch ended (``anchor``), if any and if its prefix is at least the model's cache
+        minimum (a shorter one is never cached); else none."""
+        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
+        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        cached = anchor + 1 if anchor is not None and anchor < first else 0
+        if cached and self.measure(messages[:cached], session) < models.get(
+                session.model).cache_minimum:
+            cached = 0
+        before = self.estimate(messages[cached:])
+        ratio = self.calibration.ratio
+        return Batch(freed=round((before - self.estimate(after[cached:])) * ratio),
+                     suffix=round(before * ratio))
+
+    def _cleared(self, session: Session) -> list[str]:
+        """The ids of the results microcompact cleared, in order."""
+        return [i for i, d in self._ledger(session).decisions.items()
+                if d.get("layer") == "microcompact"]
+
     def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
-        """Microcompact with this pipeline's settings: its saved files, the task's words, and
-        the results it cleared before, which stay as they were frozen (§6.9)."""
-        cleared = [i for i, d in self._ledger(session).decisions.items()
-                   if d.get("layer") == "microcompact"]
-        return microcompact(messages, session.tool_names, self.keep[2],
-                            terms=self.terms or frozenset(), saved_at=_saved_at,
-                            cleared=cleared)
+        """Microcompact with this pipeline's settings: its saved files, the task's words, the
+        results it cleared before, which stay as they were frozen (§6.9), one more recent
+        result kept per result the agent fetched again (``refetch``), a note attached to a
+        result kept (``changed``), the newest read of each file the agent edited kept (its
+        working copy: clearing it only makes the agent read the file again before the next
+        edit, §10.1), and a read of a saved copy pointing to that copy, not saved again: a
+        copy of a copy would send the agent round a loop (§7.4 ②)."""
+        cleared = self._cleared(session)
+        keep = self.keep[2] + len(fetched_again(messages, cleared))
+        reads = saved_reads(messages)
+        return microcompact(messages, session.tool_names, keep,
+                            terms=self.terms or frozenset(),
+                            saved_at=lambda i: reads.get(i) or _saved_at(i),
+                            cleared=cleared, exempt=edited_reads(messages),
+                            after=self.changed_files.attached)
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
@@ -76,6 +109,25 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def edited_reads(messages: Messages) -> list[str]:
+    """The newest read of each file the agent has edited: its working copy (§10.1)."""
+    uses = [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_use"]
+    edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
+    newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
+              if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
+    return list(newest.values())
+
+
+def saved_reads(messages: Messages) -> dict[str, str]:
+    """The reads of a saved copy (a path inside the offload folder): id → that path."""
+    return {b["id"]: path for m in messages if m["role"] == "assistant"
+            and isinstance(m["content"], list) for b in m["content"]
+            if b.get("type") == "tool_use" and b.get("name") == "read_file"
+            and (path := str((b.get("input") or {}).get("path", ""))).startswith(
+                OFFLOAD_DIR.as_posix())}
 
 
 def _replies(messages: Messages) -> int:

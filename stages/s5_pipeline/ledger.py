@@ -26,6 +26,7 @@ class Ledger:
         self.path = root / LOG
         self.decisions: dict[str, dict[str, Any]] = {}
         self.recorded: list[str] = []  # ids frozen by this process, in order
+        self.history: list[dict[str, Any]] = []  # every decision this process froze, in order
         for entry in read_records(self.path):
             if isinstance(entry.get("id"), str) and "content" in entry:
                 self.decisions[entry["id"]] = entry
@@ -35,6 +36,7 @@ class Ledger:
         entry = {"id": tool_use_id, "layer": layer, "content": content}
         self.decisions[tool_use_id] = entry
         self.recorded.append(tool_use_id)
+        self.history.append(entry)
         self._append(self.path, entry)
 
     def note(self, name: str, entry: dict[str, Any]) -> None:

@@ -14,6 +14,7 @@ from ctxlab.subagents import Delegation, tools_for
 from ctxlab.tools import definitions
 
 INLINE = {"enabled": False}
+NO_NOTE = {"summary": {"mtime_notes": False}}
 
 
 def _uses(messages: list[dict]) -> list[dict]:
@@ -35,7 +36,9 @@ def read_runs() -> tuple[runner.RunResult, runner.RunResult]:
 
 @pytest.fixture(scope="module")
 def write_runs() -> tuple[runner.RunResult, runner.RunResult]:
-    return runner.run(5, "isolate-write"), runner.run(5, "isolate-write", delegation=INLINE)
+    """Stage 5 with its changed-file note off (§10.2: it would tell the lead, see below)."""
+    return (runner.run(5, "isolate-write", layer_options=NO_NOTE),
+            runner.run(5, "isolate-write", delegation=INLINE, layer_options=NO_NOTE))
 
 
 def test_reading_in_children_keeps_the_parent_context_small(read_runs) -> None:
@@ -82,6 +85,18 @@ def test_dependent_edits_fail_when_one_is_delegated(write_runs) -> None:
     edits = [b for b in _uses(isolated.messages) if b["name"] == "edit_file"]
     assert [e["input"] for e in edits] == [stale.input]
     assert "was not found" in str(_results(isolated.messages)[edits[0]["id"]]["content"])
+
+
+def test_the_changed_file_note_tells_the_lead_what_the_child_changed() -> None:
+    """§10.2 with a second writer: stage 5 attaches orders.py, which the child edited after the
+    lead read it, with the rebuild's note, and the lead edits the current text."""
+    isolated = runner.run(5, "isolate-write")
+    assert isolated.summary.success and isolated.summary.subagents
+    plan = scenarios.load("isolate-write")
+    stale = plan.steps[plan.index("round-total")].stale
+    assert stale.input not in [b["input"] for b in _uses(isolated.messages)
+                               if b["name"] == "edit_file"]
+    assert any(e["layer"] == "changed-note" for e in isolated.layer.ledger.history)
 
 
 def test_without_a_delegable_part_nothing_changes() -> None:

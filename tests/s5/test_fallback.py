@@ -51,7 +51,7 @@ def test_a_rejected_request_is_cut_harder_and_retried_once(tmp_path: Path) -> No
     session = _session(tmp_path, sim)
     history = _history(12, 30_000)
     assert count_messages(history) > session.window  # too long in truth …
-    sent = make_layer().prepare(history, session)
+    sent = make_layer(band=False).prepare(history, session)  # no batch below the trigger
     assert [e["layer"] for e in session.events] == []  # … but not by the pipeline's estimate
     response = session.create(sent)
     assert response.content and [c.status for c in sim.calls] == [400, 200]

@@ -202,14 +202,16 @@ def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
     monkeypatch.setattr(Ledger, "apply", lambda self, m: applied.append(len(m)) or full(self, m))
     sim = Simulator()
     session = _session(tmp_path, sim)
-    layer = incremental(Pipeline(summarize=lambda messages, s: messages, per_result=5_000))
+    layer = incremental(Pipeline(summarize=lambda messages, s: messages, per_result=5_000,
+                                 band=False))  # offload alone: no batch below the trigger
     history = layer.prepare(_history(20), session)
     for n in range(20, 30):
         assistant, user = _round(n, size=300 if n % 2 else 20)  # every other one offloaded
         session.tool_names[f"toolu_{n}"] = "run_command"
         user["content"] = layer.admit(user["content"], session)
         history = layer.prepare(history + [assistant, user], session)
-        fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000)  # not wrapped
+        fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000,
+                         band=False)  # not wrapped
         assert fresh.prepare(list(history), _session(tmp_path, sim)) == history
         if n > 20:
             assert applied[-2] == 5  # this layer's turn: only the newest messages
@@ -217,16 +219,19 @@ def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
 
 
 @pytest.mark.exercise("5.5")
-def test_the_wrapped_pipeline_sends_and_reports_what_the_plain_one_does(tmp_path: Path) -> None:
-    """Turn after turn through every cheap layer and the summary: the wrapper changes only
-    the cost, never a request or an event."""
+@pytest.mark.parametrize("band", [True, False])
+def test_the_wrapped_pipeline_sends_and_reports_what_the_plain_one_does(tmp_path: Path,
+                                                                        band: bool) -> None:
+    """Turn after turn through every cheap layer and the summary (without the band's batches,
+    which keep it under the trigger) or through the batches: the wrapper changes only the
+    cost, never a request or an event."""
     runs = []
     for name, wrap in (("plain", lambda layer: layer), ("incremental", incremental)):
         sim = Simulator()
         session = Session(make_client(sim), "ctxlab-sim-32k", list(SYSTEM), definitions(),
                           tmp_path / name, now=lambda sim=sim: sim.clock.now)
         layer = wrap(Pipeline(summarize=lambda messages, s: messages[:1] + messages[-4:],
-                              keep_first=1, keep_last=12))
+                              keep_first=1, keep_last=12, keep_results=3, band=band))
         sent = layer.prepare(_history(2), session)
         requests = [sent]
         for n in range(2, 40):
@@ -238,4 +243,5 @@ def test_the_wrapped_pipeline_sends_and_reports_what_the_plain_one_does(tmp_path
         runs.append((requests, session.events))
     (plain, plain_events), (wrapped, wrapped_events) = runs
     assert wrapped == plain and wrapped_events == plain_events
-    assert {"snip", "microcompact", "summary"} <= {e["layer"] for e in plain_events}
+    layers = {e["layer"] for e in plain_events}
+    assert {"snip", "microcompact", "summary"} <= layers if not band else "microcompact" in layers

@@ -47,31 +47,34 @@ def test_the_ch8_worked_example_within_ten_percent() -> None:
 @pytest.mark.checklist("B.29")
 def test_the_total_bill(scenario: str) -> None:
     """Stage 5 finishes with the smallest bill and the fewest tokens of every finished run
-    (the oracle and the keep-everything baseline aside); the README quotes its ratio to the
-    oracle's tokens (the issue's 2× is not met yet on any of the three).
+    (the oracle and the keep-everything baseline aside), within 2× the oracle's tokens (the
+    issue's line; the README quotes the ratio).
 
-    It gets there by keeping the context in the guide's band (§4.6): microcompact clears from
-    half the window in batches that repay the prefix they rewrite, so the peak occupancy stays
-    at or below the band's upper edge, 65 %. On ``long-task`` that is 0.8× stage 4's tokens,
-    the ratio ``make demo`` shows; on ``chat-heavy`` the README quotes the bills of stages 4
-    and 5. The README's figures are these runs.
+    It gets there by clearing from the first request, in batches that repay the prefix they
+    rewrite and the chance of a fetch again (§6.5, §7.4): a result cleared soon after the agent
+    saw it has little history behind it to rewrite, so the occupancy stays well below the
+    guide's band (§4.6), its upper edge, 65 %, a bound it never reaches. On ``long-task`` that
+    is at most 0.8× stage 4's tokens and dollars, the ratios ``make demo`` shows; on
+    ``chat-heavy`` the README quotes the bills of stages 4 and 5. The README's figures are
+    these runs. (On ``long-task`` stage 5 sends fewer tokens than the oracle: its cleared
+    results keep the lines naming the task's words, where the oracle keeps whole results.)
     """
     rows = compare(scenario, oracle=True)
     by_stage = {row["stage"]: row for row in rows}
     assert {1, 2, 3, 4, 5, "keep-everything", "oracle"} <= set(by_stage)
     five, oracle = by_stage[5], by_stage["oracle"]
-    assert five["success"] and five["cache_read_share"] >= 0.8
-    assert five["peak_occupancy"] <= BAND[1]
+    assert five["success"] and five["peak_occupancy"] <= BAND[1]
     others = [row for row in rows if row["success"] and row["stage"] not in
               (5, "keep-everything", "oracle")]
     assert five["cost_usd"] < min(row["cost_usd"] for row in others)
     assert five["tokens_per_task"] < min(row["tokens_per_task"] for row in others)
-    assert oracle["success"] and five["tokens_per_task"] > oracle["tokens_per_task"]
+    assert oracle["success"] and versus_oracle(rows) <= 2.0
     four = by_stage[4]
     readme = _readme()
     assert f"stage 5 / oracle: {versus_oracle(rows):.2f}×" in readme
     if scenario == "long-task":
         assert five["tokens_per_task"] <= 0.8 * four["tokens_per_task"]
+        assert five["cost_usd"] <= 0.8 * four["cost_usd"]
     elif scenario == "chat-heavy":
         assert f"stage 4 pays ${four['cost_usd']:.2f} and stage 5 ${five['cost_usd']:.2f}" \
             in readme

@@ -3,6 +3,7 @@ parallel explosion (guide §14 stages 1–3; §2.4, §6.10, §9.1, §9.2, §9.5,
 
 from __future__ import annotations
 
+import re
 import tempfile
 from pathlib import Path
 
@@ -161,20 +162,22 @@ def thrash(cell: Cell) -> Verdict:
 
 
 def _offloaded_reads(result: RunResult) -> tuple[int, int]:
-    """(reads of an offloaded copy, those whose result was offloaded again)."""
+    """(reads of an offloaded copy, those whose result was offloaded again: a result that
+    names a copy other than the one it read; one cleared later, pointing back to the copy it
+    read, starts no loop)."""
     reads = again = 0
-    names = {}
+    names: dict[str, str] = {}
     for message in result.original:
         for block in message["content"] if isinstance(message["content"], list) else []:
             if block.get("type") == "tool_use" and block["name"] == "read_file" \
                     and str(block["input"].get("path", "")).startswith(".task_outputs/"):
-                names[block["id"]] = True
+                names[block["id"]] = str(block["input"]["path"])
     reads = len(names)
     for message in result.messages:
         for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result" and block["tool_use_id"] in names \
-                    and ".task_outputs/" in str(block.get("content", "")):
-                again += 1
+            if block.get("type") == "tool_result" and block["tool_use_id"] in names:
+                named = set(re.findall(r"\.task_outputs/\S+?\.txt", str(block.get("content", ""))))
+                again += bool(named - {names[block["tool_use_id"]]})
     return reads, again
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from .. import scenarios
 from ..brain import Brain
+from ..brain.workset import says_changed
 from ..outage import summarizer_down
 from ..runner import KEEP_EVERYTHING, SYSTEM, RunResult, load_stage, run
 from ..session import Session
@@ -238,7 +239,9 @@ def _stale(cell: Cell) -> Verdict:
     result = runs.get(cell, "stale-file").result
     plan = scenarios.load("stale-file")
     step = next(s for s in plan.steps if s.stale is not None)
-    if not any(e["layer"] == "summary" for _, e in events(result, "summary")):
+    summarized = any(e["layer"] == "summary" for _, e in events(result, "summary"))
+    said = _says_changed(result, step.call.target)
+    if not summarized and not said:
         return broken("no summary was made: no rebuild could note the change")
     edits = [c for t, tool, c in _reads_and_edits(result) if tool == "edit_file"]
     stale_edit = any(b.get("input") == step.stale.input for m in result.original
@@ -248,8 +251,16 @@ def _stale(cell: Cell) -> Verdict:
         return pitfall(f"{step.call.target} changed on disk after it was read; nothing said so "
                        "after the summary and the agent edited the stale copy (task "
                        f"{'done' if result.summary.success else 'not done'})")
-    return holds(f"{step.call.target} changed on disk after it was read; the rebuild's note "
-                 f"said so and the agent edited the current text ({len(edits)} edit(s))")
+    who = "the rebuild's note" if summarized else "a note the layer attached (no summary)"
+    return holds(f"{step.call.target} changed on disk after it was read; {who} said so and "
+                 f"the agent edited the current text ({len(edits)} edit(s))")
+
+
+def _says_changed(result: RunResult, path: str) -> bool:
+    """Whether the last history the agent saw says, in any text, that ``path`` changed on
+    disk (a note a layer attached without a summary: stage 5's, §10.2)."""
+    return any(says_changed(str(b.get("text", b.get("content", ""))), path)
+               for m in result.messages if isinstance(m["content"], list) for b in m["content"])
 
 
 def forgets_files(cell: Cell) -> Verdict:

@@ -46,7 +46,7 @@ class Drill:
 DRILLS = (
     Drill("offload", "long-task", {}, "log dumps over the 50K-character budget"),
     Drill("snip", "chat-heavy", {"keep_results": 10_000},
-          "a long history of small turns; microcompact, which clears in the band first, "
+          "a long history of small turns; microcompact, which clears below the trigger first, "
           "disabled"),
     Drill("microcompact", "medium-results", {"keep_last": 10_000},
           "many medium results; snip disabled so clearing must do the work"),

@@ -1,0 +1,29 @@
+"""Results the agent fetched again after they were cleared (§3.2, §7.4, §7.5).
+
+A cleared result is recoverable: the agent can run the tool again. When it does, the clearing
+was premature, and that is evidence about this agent on this task: its working set holds more
+results than were kept. The pipeline learns from it twice: microcompact keeps one more recent
+result per result fetched again (so a result the agent keeps coming back to is not cleared in
+a loop, §3.2's thrash), and a batch weighs the chance of a fetch again (``batch``).
+
+A fetch again is a call with the same tool and the same input as a call whose result
+microcompact cleared, read from the history alone (a resumed session counts the same).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+Messages = list[dict[str, Any]]
+
+
+def fetched_again(messages: Messages, cleared: Collection[str]) -> list[str]:
+    """The ids of the calls, not cleared themselves, that repeat a call whose result was
+    cleared (``cleared``), in order."""
+    calls = [(b["id"], json.dumps([b.get("name"), b.get("input")], sort_keys=True))
+             for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+             for b in m["content"] if b.get("type") == "tool_use"]
+    gone = {call for ident, call in calls if ident in cleared}
+    return [ident for ident, call in calls if call in gone and ident not in cleared]
