@@ -5,9 +5,10 @@ It is a bound, not a method: it reads the plan, which no real layer can. What it
 - show every tool result in full in the request that delivers it — never less: a result is
   cleared or cut only after the agent has seen it whole once (a layer cannot know what a
   result holds before the agent reads it, so a bound that hides it earlier is no bound) —
-  unless the results one reply asked for are, together, more than the window holds: then
-  the largest are cut at once, one by one until the request fits (no layer can show them
-  whole either: stage 3 sends them to disk);
+  unless it is over §2.4's per-result budget for the window, or the results one reply asked
+  for are, together, more than the window holds: then it is cut at once (the largest first,
+  one by one until the request fits), because a layer need not show it whole either: stage
+  3 sends it to disk before the agent reads it (§2.4, §7.4);
 - afterwards, keep of each result only what a step still to come needs, cutting it to the
   lines that hold it or clearing it:
   - the lines holding a fact a later step needs, unless the agent noted it in its own words
@@ -74,6 +75,11 @@ class Oracle(CacheOnly):
         kept = self._reduce(messages, needed, edits, overflow)
         new = sorted((uid for uid in self.whole if uid not in self.delivered),
                      key=lambda uid: -len(self.whole[uid]))
+        budget = _per_result(session.window)
+        overflow += [uid for uid in new if len(self.whole[uid]) > budget]
+        if overflow:
+            new = [uid for uid in new if uid not in overflow]
+            kept = self._reduce(messages, needed, edits, overflow)
         while new and _too_long(kept, session):
             overflow.append(new.pop(0))
             kept = self._reduce(messages, needed, edits, overflow)
@@ -167,6 +173,13 @@ class Oracle(CacheOnly):
 
     def _markers(self, text: str) -> set[str]:
         return set(self.finder.find(text)[0])
+
+
+def _per_result(window: int) -> int:
+    """§2.4's per-result budget for ``window``, in characters, as stage 3 applies it there."""
+    from s5_pipeline.thresholds import offload_budgets  # the selected implementation's
+
+    return offload_budgets(window)[0]
 
 
 def _too_long(messages: Messages, session: Session) -> bool:

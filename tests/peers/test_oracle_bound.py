@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from ctxlab import scenarios, use
+from ctxlab import models, scenarios, use
 from ctxlab.brain import Brain
 from ctxlab.brain.retrieval import switched
 from ctxlab.oracle import CLEARED, Oracle
@@ -127,10 +127,13 @@ class _Witness:
 
 
 def test_every_result_is_shown_whole_before_it_is_cut() -> None:
-    """The mechanism: each tool result reaches the agent whole in the request that delivers
-    it; later requests carry it cut to its needed lines or cleared (long-task's shards hold
-    one needed line or none)."""
+    """The mechanism: each tool result within §2.4's per-result budget reaches the agent whole
+    in the request that delivers it, and one over it (long-task's logs) arrives cut, as stage 3
+    offloads it unread; later requests carry a result cut to its needed lines or cleared
+    (long-task's shards hold one needed line or none)."""
     use("solutions")
+    from s5_pipeline.thresholds import offload_budgets
+
     plan = scenarios.load("long-task")
     witness = _Witness(Brain(plan))
     run = run_layer(None, "long-task", layer=Oracle(plan), simulator=Simulator(witness))
@@ -139,9 +142,16 @@ def test_every_result_is_shown_whole_before_it_is_cut() -> None:
              and not isinstance(m["content"], str)
              for b in m["content"] if b.get("type") == "tool_result"}
     assert len(whole) >= 18
+    budget = offload_budgets(models.get(run.records[0].model).context_window)[0]
+    over = [uid for uid, content in whole.items() if len(content) > budget]
+    assert over and len(over) < len(whole)
     for uid, content in whole.items():
         shown = [seen[uid] for seen in witness.seen if uid in seen]
-        assert shown and shown[0] == content, uid  # whole, the first time it is sent
+        assert shown, uid
+        if uid in over:  # cut at once, to less than the budget
+            assert len(shown[0]) < budget, uid
+        else:
+            assert shown[0] == content, uid  # whole, the first time it is sent
     later = [seen[uid] for seen in witness.seen[1:] for uid in seen]
     assert sum(c == CLEARED for c in later) > 0
     assert any(isinstance(c, str) and c.startswith("[1 of ") for c in later)  # a fact's line
