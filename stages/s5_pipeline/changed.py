@@ -41,9 +41,10 @@ class ChangedFiles:
         last saw it) whose time moved since and that were not attached at this time before:
         each ``<file path="…">``, the rebuild's note, its current text (clipped), ``</file>``."""
         blocks = []
+        root = root.resolve()
         for path, then in seen.items():
             try:
-                target = resolve_inside(root.resolve(), path)
+                target = resolve_inside(root, path)
                 now = target.stat().st_mtime_ns
                 if now == then or self.named.get(path) == now:
                     continue
