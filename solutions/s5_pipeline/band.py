@@ -70,8 +70,8 @@ class BandClearing:
         first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
         anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
         cached = anchor + 1 if anchor is not None and anchor < first else 0
-        if cached and self.measure(messages[:cached], session) < models.get(
-                session.model).cache_minimum:
+        if cached and self.estimate(messages[:cached]) + self._fixed(session) < models.get(
+                session.model).cache_minimum:  # the plain estimate: the same after a resume
             cached = 0
         before = self.estimate(messages[cached:])
         ratio = self.calibration.ratio

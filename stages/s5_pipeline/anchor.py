@@ -14,7 +14,10 @@ batch usually spans. The request after it marks the new place, which writes the 
 at no extra cost (it lies inside what that request reads anyway).
 
 Which message it is follows from the frozen decisions alone (the newest message with a result
-microcompact cleared), so a resumed session places it where the first process did.
+microcompact cleared), so a resumed session places it where the first process did. Only a
+request that ran a batch marks the place before it, which the decisions no longer show once
+that batch is frozen: such a mark is frozen too (``Marks``), so that a resumed session re-sends
+the request byte for byte (§6.9).
 """
 
 from __future__ import annotations
@@ -24,6 +27,30 @@ from typing import Any
 from .zones import MOVING
 
 Messages = list[dict[str, Any]]
+MARKS = "anchor-marks"  # the session log's file of frozen marks
+
+
+class Marks:
+    """Where a request that ran a batch marked the last batch's end, by the number of messages
+    in the history it was prepared from."""
+
+    def __init__(self) -> None:
+        self.by_request: dict[int, int | None] = {}
+
+    def load(self, records: list[dict[str, Any]]) -> None:
+        """The marks an earlier process froze (``Ledger.notes(MARKS)``)."""
+        self.by_request.update((r["request"], r["index"]) for r in records)
+
+    def frozen(self, request: int, marked: int | None, newest: int | None,
+               note: Any) -> int | None:
+        """The mark of ``request``: the one frozen for it, else ``marked``, frozen with
+        ``note(MARKS, record)`` when it is not the ``newest`` batch's end."""
+        if request in self.by_request:
+            return self.by_request[request]
+        if marked != newest:
+            self.by_request[request] = marked
+            note(MARKS, {"request": request, "index": marked})
+        return marked
 
 
 def holds_cleared(message: dict[str, Any], decisions: dict[str, dict[str, Any]]) -> bool:

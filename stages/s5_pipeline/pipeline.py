@@ -36,7 +36,7 @@ from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
-from .anchor import find_anchor, holds_cleared, mark_anchor
+from .anchor import MARKS, Marks, find_anchor, holds_cleared, mark_anchor
 from .anchors import coverage
 from .band import BandClearing, task_text
 from .calibration import Calibration
@@ -85,6 +85,7 @@ class Pipeline(BandClearing):
         self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
         self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
         self.anchor: int | None = None  # the message where the last batch ended (§6.4)
+        self.marks = Marks()  # where a request that ran a batch marked the one before
         self.changed_files = ChangedFiles()  # files named as changed on disk (§10.2)
 
     def _ledger(self, session: Session) -> Ledger:
@@ -93,6 +94,7 @@ class Pipeline(BandClearing):
             self.user_texts.attach(self.ledger)  # the user's texts survive a resume too
             self.changed_files.attached.update(  # and so do the attachments (§10.2)
                 (e["id"], e["text"]) for e in self.ledger.notes(CHANGED_LAYER))
+            self.marks.load(self.ledger.notes(MARKS))  # and the marks (``anchor``)
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
@@ -118,6 +120,7 @@ class Pipeline(BandClearing):
         place, to read the prefix cached there; the next request marks the new one).
         """
         self._zones(session)
+        request = len(messages)  # the history as the loop holds it: one size per request
         self.calibration.learn(session.last_usage)
         messages = self.apply_decisions(messages, self._ledger(session))
         self.observe(messages, session)
@@ -135,7 +138,9 @@ class Pipeline(BandClearing):
         self.anchor = find_anchor(messages, decisions, self.anchor)
         keep = settled is not None and settled < len(messages) and holds_cleared(
             messages[settled], decisions)
-        return mark_anchor(self.mark(messages), settled if keep else self.anchor)
+        marked = self.marks.frozen(request, settled if keep else self.anchor, self.anchor,
+                                   self._ledger(session).note)
+        return mark_anchor(self.mark(messages), marked)
 
     def _task(self, messages: Messages, session: Session) -> str:
         """The task's text, as the first request showed it: kept in the session log, so a
