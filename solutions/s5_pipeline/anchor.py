@@ -41,12 +41,16 @@ class Marks:
         """The marks an earlier process froze (``Ledger.notes(MARKS)``)."""
         self.by_request.update((r["request"], r["index"]) for r in records)
 
-    def frozen(self, request: int, marked: int | None, newest: int | None,
-               note: Any) -> int | None:
-        """The mark of ``request``: the one frozen for it, else ``marked``, frozen with
-        ``note(MARKS, record)`` when it is not the ``newest`` batch's end."""
-        if request in self.by_request:
-            return self.by_request[request]
+    def frozen(self, request: int, marked: int | None, newest: int | None, note: Any,
+               messages: Messages, decisions: dict[str, dict[str, Any]]) -> int | None:
+        """The mark of ``request``: the one frozen for it, if it still marks a message of
+        ``messages`` holding a cleared result (after a summary a shorter history may repeat
+        an earlier request's size), else ``marked``, frozen with ``note(MARKS, record)`` when
+        it is not the ``newest`` batch's end."""
+        index = self.by_request.get(request)
+        if index is not None and index < len(messages) and holds_cleared(messages[index],
+                                                                         decisions):
+            return index
         if marked != newest:
             self.by_request[request] = marked
             note(MARKS, {"request": request, "index": marked})

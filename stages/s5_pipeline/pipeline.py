@@ -139,7 +139,7 @@ class Pipeline(BandClearing):
         keep = settled is not None and settled < len(messages) and holds_cleared(
             messages[settled], decisions)
         marked = self.marks.frozen(request, settled if keep else self.anchor, self.anchor,
-                                   self._ledger(session).note)
+                                   self._ledger(session).note, messages, decisions)
         return mark_anchor(self.mark(messages), marked)
 
     def _task(self, messages: Messages, session: Session) -> str:
