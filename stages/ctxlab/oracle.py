@@ -75,7 +75,7 @@ class Oracle(CacheOnly):
         kept = self._reduce(messages, needed, edits, overflow)
         new = sorted((uid for uid in self.whole if uid not in self.delivered),
                      key=lambda uid: -len(self.whole[uid]))
-        budget = _per_result(session.window)
+        budget = per_result_budget(session.window)
         overflow += [uid for uid in new if len(self.whole[uid]) > budget]
         if overflow:
             new = [uid for uid in new if uid not in overflow]
@@ -175,8 +175,9 @@ class Oracle(CacheOnly):
         return set(self.finder.find(text)[0])
 
 
-def _per_result(window: int) -> int:
-    """§2.4's per-result budget for ``window``, in characters, as stage 3 applies it there."""
+def per_result_budget(window: int) -> int:
+    """§2.4's per-result budget for ``window``, in characters, as stage 3 applies it there
+    (the oracle's cut on arrival, the acceptance's offload drill)."""
     from s5_pipeline.thresholds import offload_budgets  # the selected implementation's
 
     return offload_budgets(window)[0]

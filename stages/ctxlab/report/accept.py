@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import models
+from ..oracle import per_result_budget
 from ..runner import RunResult, load_stage, run
 from ..session import Session
 from ..sim import Simulator, make_client
@@ -60,10 +61,8 @@ def reached(drill: Drill, result: RunResult, options: Mapping[str, Any]) -> bool
     given, else §2.4's for the run's window), or a history under pressure (some pressure
     layer ran; each runs after the cheaper ones)."""
     if drill.layer == "offload":
-        from s5_pipeline.thresholds import offload_budgets  # the selected implementation's
-
         window = models.get(result.records[0].model).context_window
-        budget = options.get("per_result") or offload_budgets(window)[0]
+        budget = options.get("per_result") or per_result_budget(window)
         return any(len(str(b.get("content", ""))) > budget for m in result.original
                    if isinstance(m["content"], list) for b in m["content"]
                    if b.get("type") == "tool_result")
