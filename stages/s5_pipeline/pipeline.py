@@ -49,6 +49,7 @@ from .ledger import Ledger
 from .microcompact import task_terms
 from .snip import snip
 from .thresholds import SUMMARY_RESERVE, Thresholds, offload_budgets, thresholds
+from .ttl import IDLED, StaticTTL
 from .volatile import place
 from .zones import mark_newest, prefix_hash, zoned_system, zoned_tools
 
@@ -64,7 +65,8 @@ class Pipeline(BandClearing):
     def __init__(self, *, summarize: Summarizer, per_result: int | None = None,
                  per_message: int | None = None, keep_first: int = 3, keep_last: int = 47,
                  keep_results: int = 1, target_share: float = 0.6,
-                 dynamic: str = "", dynamic_zone: str = "dynamic", band: bool = True) -> None:
+                 dynamic: str = "", dynamic_zone: str = "dynamic", band: bool = True,
+                 static_ttl: str = "auto") -> None:
         self.offload = OffloadLayer()
         self.budgets = (per_result, per_message)  # None: §2.4's for the window
         self.summarize = summarize
@@ -74,6 +76,7 @@ class Pipeline(BandClearing):
         self.dynamic = dynamic
         self.dynamic_zone = dynamic_zone  # "static": the volatile context ahead of the boundary
         self.volatile: Any = None
+        self.ttl = StaticTTL(static_ttl)  # 5 minutes until the session idles (``ttl``)
         self.user_texts = UserTexts()
         self.ledger: Ledger | None = None
         self.prefix: str | None = None
@@ -95,6 +98,7 @@ class Pipeline(BandClearing):
             self.changed_files.attached.update(  # and so do the attachments (§10.2)
                 (e["id"], e["text"]) for e in self.ledger.notes(CHANGED_LAYER))
             self.marks.load(self.ledger.notes(MARKS))  # and the marks (``anchor``)
+            self.ttl.load(self.ledger.notes(IDLED))  # and the static zone's TTL
         return self.ledger
 
     def admit(self, results: Messages, session: Session) -> Messages:
@@ -112,13 +116,16 @@ class Pipeline(BandClearing):
     def prepare(self, messages: Messages, session: Session) -> Messages:
         """The history to send now: the request's frame around the pipeline (``compact``).
 
-        Before it: the cache zones (§6.3), the last usage learned (§9.5), the frozen decisions
+        Before it: whether the cache is certainly cold (§6.8), the cache zones (§6.3) with the
+        static zone's TTL (``ttl``), the last usage learned (§9.5), the frozen decisions
         applied (§6.9), the files in view noted for the rebuild (§10.2), the user's texts
-        remembered (§12.3), whether the cache is certainly cold (§6.8). After it: the time of
+        remembered (§12.3). After it: the time of
         this request, the one moving breakpoint on the newest message (§6.4) and the one where
         the last batch ended (``anchor``: a request that runs a new batch still marks the old
         place, to read the prefix cached there; the next request marks the new one).
         """
+        now = session.now()
+        self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
         self._zones(session)
         request = len(messages)  # the history as the loop holds it: one size per request
         self.calibration.learn(session.last_usage)
@@ -126,8 +133,6 @@ class Pipeline(BandClearing):
         self.observe(messages, session)
         messages = self._say_changed(messages, session)
         self.user_texts.remember(messages)
-        now = session.now()
-        self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
         if self.terms is None:
             self.terms = task_terms(self._task(messages, session))
         messages = self.compact(messages, session)
@@ -247,8 +252,10 @@ class Pipeline(BandClearing):
         return mark_newest(messages)
 
     def _zones(self, session: Session) -> None:
-        """Sorted tools and a static/dynamic system prompt; check the prefix never moves.
-        On the first request, also the last resort for a request rejected as too long."""
+        """Sorted tools and a static/dynamic system prompt, the static zone on this session's
+        TTL (``ttl``); check the prefix never moves while the cache is warm (after an idle it
+        is cold anyway: the TTL's switch breaks nothing). On the first request, also the last
+        resort for a request rejected as too long."""
         if self.prefix is None:
             session.recover = LastResort(
                 session, lambda m: estimate_tokens(m, session.system, session.tools))
@@ -258,8 +265,9 @@ class Pipeline(BandClearing):
             self.volatile = place(self.dynamic_zone, static, session)
         if self.volatile is not None:
             session.system = self.volatile.system(self.dynamic)
+        self.ttl.apply(session, self._ledger(session).note, cold=self.cold)
         current = prefix_hash(session.tools, session.system)
-        if self.prefix is not None and current != self.prefix:
+        if self.prefix is not None and current != self.prefix and not self.cold:
             self.prefix_changes += 1
         self.prefix = current
 

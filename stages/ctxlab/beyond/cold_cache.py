@@ -13,6 +13,11 @@ smaller (§6.7: "we never force a miss that wouldn't have happened"). And the co
 ``cache_cost`` predicts each of these bills from what a client knows (the static zone's size
 from the first 1-hour write, the last request's size, the idle time, ``count_tokens``).
 
+Stage 5 caches its static zone for 5 minutes until the session first idles past them, and for
+an hour from then on (``s5_pipeline.ttl``); this lab asks for the hour from the first request
+(``static_ttl="1h"``), as in a session that has already paused once, so that the 61-minute
+pause has an entry of its own to outlive.
+
 One simplification shows on short histories: after clearing, the model assumes only the
 static zone still hits. An older entry that ends before the first cleared block (the first
 request's, say) can also hit while it lives and lies within the 20-block lookback of the new
@@ -37,7 +42,7 @@ def cold_cache_check(scenario: str = "long-task", *, turns: int = TURNS, seed: i
                      model: str | None = None) -> dict[str, Any]:
     """Simulated bill vs predicted bill of the next request, per pause, with/without clearing."""
     stage = load_stage(5)
-    result = run(None, scenario, layer=stage.make_layer(), model=model, seed=seed,
+    result = run(None, scenario, layer=stage.make_layer(static_ttl="1h"), model=model, seed=seed,
                  max_turns=turns, label="stage 5")
     session, sim = result.session, result.simulator
     assert sim is not None
