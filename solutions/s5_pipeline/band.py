@@ -14,6 +14,8 @@ cold).
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import lru_cache
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -25,7 +27,7 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import microcompact
+from .microcompact import WORD, microcompact
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
@@ -84,18 +86,19 @@ class BandClearing:
                 if d.get("layer") == "microcompact"]
 
     def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
-        """Microcompact with this pipeline's settings: its saved files, the task's words, the
-        results it cleared before, which stay as they were frozen (§6.9), one more recent
-        result kept per result the agent fetched again (``refetch``), a note attached to a
-        result kept (``changed``), the newest read of each file the agent edited kept (its
-        working copy: clearing it only makes the agent read the file again before the next
-        edit, §10.1), and a read of a saved copy pointing to that copy, not saved again: a
-        copy of a copy would send the agent round a loop (§7.4 ②)."""
+        """Microcompact with this pipeline's settings: its saved files, the task's words that
+        tell results apart (``telling_terms``), the results it cleared before, which stay as
+        they were frozen (§6.9), one more recent result kept per result the agent fetched
+        again (``refetch``), a note attached to a result kept (``changed``), the newest read
+        of each file the agent edited kept (its working copy: clearing it only makes the agent
+        read the file again before the next edit, §10.1), and a read of a saved copy pointing
+        to that copy, not saved again: a copy of a copy would send the agent round a loop
+        (§7.4 ②)."""
         cleared = self._cleared(session)
         keep = self.keep[2] + len(fetched_again(messages, cleared))
         reads = saved_reads(messages)
         return microcompact(messages, session.tool_names, keep,
-                            terms=self.terms or frozenset(),
+                            terms=telling_terms(messages, self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=edited_reads(messages),
                             after=self.changed_files.attached)
@@ -109,6 +112,22 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def telling_terms(messages: Messages, terms: frozenset[str]) -> frozenset[str]:
+    """The task's terms that tell one result from another: those found in at most half of the
+    results in view (a term in most of them, a word like "then", says nothing about any one;
+    ``matching_lines`` applies the same rule to the lines of one result, §7.4)."""
+    texts = [result_text(b) for m in messages if isinstance(m["content"], list)
+             for b in m["content"] if b.get("type") == "tool_result"]
+    found = Counter(t for text in texts for t in _words(text) & terms)
+    return frozenset(t for t in terms if found[t] <= len(texts) / 2)
+
+
+@lru_cache(maxsize=4096)
+def _words(text: str) -> frozenset[str]:
+    """The words of four letters or more in ``text``, lower-cased (each text read once)."""
+    return frozenset(w.lower() for w in WORD.findall(text))
 
 
 def edited_reads(messages: Messages) -> list[str]:

@@ -67,7 +67,7 @@ def placeholder(tool: str, text: str, path: str | None = None,
     where = pointer.group(0) if pointer else path
     if where:
         kept = "".join(f"\n{line}" for line in lines or [])
-        return f"[older tool result cleared; the full output is saved in {where}]{kept}"
+        return f"[older tool result cleared; saved in {where}]{kept}"
     if tool in DISCARDABLE:
         return CLEARED
     if tool in NON_DISCARDABLE:

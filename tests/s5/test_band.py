@@ -13,6 +13,7 @@ import os
 import pytest
 from s4_summarize.rebuild import CHANGED_NOTE
 from s5_pipeline import Pipeline
+from s5_pipeline.band import telling_terms
 from s5_pipeline.batch import Batch, refetch_chance
 from s5_pipeline.changed import ChangedFiles
 from s5_pipeline.refetch import fetched_again
@@ -52,6 +53,18 @@ def test_the_chance_of_a_fetch_again_is_learned_from_the_session() -> None:
     assert refetch_chance(0, 0) == 0.5  # no evidence yet
     assert refetch_chance(8, 0) == pytest.approx(0.1)  # eight cleared, none fetched again
     assert refetch_chance(8, 8) == pytest.approx(0.9)
+
+
+def test_a_term_found_in_most_results_keeps_no_line_of_any() -> None:
+    """§7.4's preview keeps the lines that tell a result apart: a task word found in most
+    results in view (here "then", in all four) tells none apart; "owner", in one, does."""
+    history = tool_history(4, 100)
+    for n, message in enumerate(history[2::2]):
+        block = message["content"][0]
+        block["content"] += "\nthen done" + ("\nthe owner is team-a" if n == 2 else "")
+    terms = frozenset({"then", "owner", "absent"})
+    assert telling_terms(history, terms) == {"owner", "absent"}
+    assert telling_terms(history[:1], terms) == terms  # no result yet: nothing to tell apart
 
 
 def test_a_call_that_repeats_a_cleared_one_is_a_fetch_again() -> None:

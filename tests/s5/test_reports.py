@@ -56,8 +56,7 @@ def test_the_total_bill(scenario: str) -> None:
     guide's band (§4.6), its upper edge, 65 %, a bound it never reaches. On ``long-task`` that
     is at most 0.8× stage 4's tokens and dollars, the ratios ``make demo`` shows; on
     ``chat-heavy`` the README quotes the bills of stages 4 and 5. The README's figures are
-    these runs. (On ``long-task`` stage 5 sends fewer tokens than the oracle: its cleared
-    results keep the lines naming the task's words, where the oracle keeps whole results.)
+    these runs.
     """
     rows = compare(scenario, oracle=True)
     by_stage = {row["stage"]: row for row in rows}

@@ -92,11 +92,11 @@ def test_a_cleared_result_names_its_file_and_keeps_the_lines_the_task_asks_about
     text = placeholder("read_file", log, ".task_outputs/tool-results/t1.txt",
                        matching_lines(log, task_terms("Find each service's baseline p99.")))
     assert text.splitlines() == [
-        "[older tool result cleared; the full output is saved in "
+        "[older tool result cleared; saved in "
         ".task_outputs/tool-results/t1.txt]", "12:01 INFO orders baseline p99 = 212ms"]
     names = {f"t{n}": "read_file" for n in range(5)}
     _, decisions = microcompact(_history(5), names, saved_at=lambda i: f"x/{i}.txt")
-    assert decisions["t0"].startswith("[older tool result cleared; the full output is saved "
+    assert decisions["t0"].startswith("[older tool result cleared; saved "
                                       "in x/t0.txt]")
 
 
