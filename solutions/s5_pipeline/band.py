@@ -27,7 +27,7 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import WORD, microcompact
+from .microcompact import microcompact, task_terms
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
@@ -124,10 +124,7 @@ def telling_terms(messages: Messages, terms: frozenset[str]) -> frozenset[str]:
     return frozenset(t for t in terms if found[t] <= len(texts) / 2)
 
 
-@lru_cache(maxsize=4096)
-def _words(text: str) -> frozenset[str]:
-    """The words of four letters or more in ``text``, lower-cased (each text read once)."""
-    return frozenset(w.lower() for w in WORD.findall(text))
+_words = lru_cache(maxsize=4096)(task_terms)  # a result's words, each text read once
 
 
 def edited_reads(messages: Messages) -> list[str]:

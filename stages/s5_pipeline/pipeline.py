@@ -119,10 +119,10 @@ class Pipeline(BandClearing):
         Before it: whether the cache is certainly cold (§6.8), the cache zones (§6.3) with the
         static zone's TTL (``ttl``), the last usage learned (§9.5), the frozen decisions
         applied (§6.9), the files in view noted for the rebuild (§10.2), the user's texts
-        remembered (§12.3). After it: the time of
-        this request, the one moving breakpoint on the newest message (§6.4) and the one where
-        the last batch ended (``anchor``: a request that runs a new batch still marks the old
-        place, to read the prefix cached there; the next request marks the new one).
+        remembered (§12.3). After it: the time of this request, the one moving breakpoint on
+        the newest message (§6.4) and the one where the last batch ended (``anchor``: a
+        request that runs a new batch still marks the old place, to read the prefix cached
+        there; the next request marks the new one).
         """
         now = session.now()
         self.cold = self.last_request_at is not None and now - self.last_request_at > CACHE_TTL_S
