@@ -32,12 +32,18 @@ KEEP_LINES = 5  # lines naming the task's terms that a cleared result keeps (§7
 CLEARED = "[older tool result cleared to save space; run the tool again if you need it]"
 POINTER = re.compile(r"\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # runs of Chinese characters
 SavedAt = Callable[[str], "str | None"]  # tool_use_id -> where the result is saved, or None
 
 
-def task_terms(task: str) -> frozenset[str]:
-    """The words of four letters or more in the task, lower-cased: what it asks about."""
-    return frozenset(word.lower() for word in WORD.findall(task))
+def task_terms(text: str) -> frozenset[str]:
+    """The words of ``text`` that can say what it is about: Latin words of four letters or
+    more, lower-cased, and every pair of neighbouring Chinese characters. Chinese puts no
+    space between words, and most of its words are two characters long, so a two-character
+    window finds them without a dictionary (as CJK search indexes do); a pair that straddles
+    two words is rarely found elsewhere, so it matches little."""
+    pairs = {run[i:i + 2] for run in HAN.findall(text) for i in range(len(run) - 1)}
+    return frozenset({word.lower() for word in WORD.findall(text)} | pairs)
 
 
 def matching_lines(text: str, terms: Collection[str]) -> list[str]:
@@ -45,7 +51,7 @@ def matching_lines(text: str, terms: Collection[str]) -> list[str]:
     (clipped). A term found on few lines says more there than one found on many: a term on
     more than half the lines says nothing about any one of them, and a line scores the sum of
     1 / (lines naming the term) over the other terms it names."""
-    named = [(line, {w.lower() for w in WORD.findall(line)} & set(terms))
+    named = [(line, task_terms(line) & set(terms))
              for line in text.splitlines()] if terms else []
     lines_with = Counter(term for _, found in named for term in found)
     telling = {t for t, n in lines_with.items() if n <= len(named) / 2}

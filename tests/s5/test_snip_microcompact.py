@@ -100,6 +100,16 @@ def test_a_cleared_result_names_its_file_and_keeps_the_lines_the_task_asks_about
                                       "in x/t0.txt]")
 
 
+def test_a_chinese_task_keeps_the_lines_of_a_chinese_result_it_asks_about() -> None:
+    """§7.4 in Chinese: no spaces between words, so the task's terms are its pairs of
+    neighbouring characters; the manual's line on the restock cycle names two of them."""
+    terms = task_terms("仓库的补货提醒来得太晚，请对照运营手册修好 inventory.py。")
+    assert {"补货", "仓库", "手册", "inventory"} <= terms
+    manual = "".join(f"第 {n} 节：门店陈列与收银流程说明。\n" for n in range(40))
+    manual += "补货周期：所有仓库统一按 7 天计算。\n" + manual
+    assert matching_lines(manual, terms) == ["补货周期：所有仓库统一按 7 天计算。"]
+
+
 @pytest.mark.exercise("5.3")
 def test_a_result_cleared_before_is_never_cleared_again() -> None:
     """§6.9: a placeholder is frozen. Cleared a second time, a placeholder that kept lines the
