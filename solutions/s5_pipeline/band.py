@@ -7,7 +7,8 @@ Early batches are the cheap ones: a result cleared soon after the agent saw it h
 history behind it to rewrite. Before a result is cleared it is saved to disk, so its
 placeholder can name the file (§7.4), and the pipeline's ledger freezes the decision (§6.9).
 A result the agent fetched again is evidence that it needs more than the newest results: one
-more is kept per fetch again (``refetch``). ``BandClearing`` is the part of ``Pipeline`` that
+more is kept per fetch again (``refetch``), and a saved copy it read back stays until its next
+change (``recovered``). ``BandClearing`` is the part of ``Pipeline`` that
 does this; it uses the pipeline's state (the ledger, the calibration, whether the cache is
 cold).
 """
@@ -27,7 +28,7 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import microcompact, task_terms
+from .microcompact import NON_DISCARDABLE, microcompact, task_terms
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
@@ -45,7 +46,8 @@ class BandClearing:
         is. Without the band (``band=False``) nothing is cleared below the trigger."""
         if not self.band:
             return messages, size
-        after, decisions = self._microcompact(messages, session)
+        after, decisions = self._microcompact(messages, session,
+                                              over_band=size > limits.band_high)
         if not decisions:
             return messages, size
         batch = self._batch(messages, after, session)
@@ -85,7 +87,8 @@ class BandClearing:
         return [i for i, d in self._ledger(session).decisions.items()
                 if d.get("layer") == "microcompact"]
 
-    def _microcompact(self, messages: Messages, session: Session) -> tuple[Messages, dict]:
+    def _microcompact(self, messages: Messages, session: Session, *,
+                      over_band: bool) -> tuple[Messages, dict]:
         """Microcompact with this pipeline's settings: its saved files, the task's words that
         tell results apart (``telling_terms``), the results it cleared before, which stay as
         they were frozen (§6.9), one more recent result kept per result the agent fetched
@@ -93,15 +96,16 @@ class BandClearing:
         of each file the agent edited kept (its working copy: clearing it only makes the agent
         read the file again before the next edit, §10.1), and a read of a saved copy pointing
         to that copy, not saved again: a copy of a copy would send the agent round a loop
-        (§7.4 ②)."""
+        (§7.4 ②). Below the band's upper edge (``over_band`` False) the saved copies the
+        agent read back since its last change are kept too (``recovered``)."""
         cleared = self._cleared(session)
         keep = self.keep[2] + len(fetched_again(messages, cleared))
         reads = saved_reads(messages)
+        exempt = edited_reads(messages) + ([] if over_band else recovered(messages))
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(messages, self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
-                            cleared=cleared, exempt=edited_reads(messages),
-                            after=self.changed_files.attached)
+                            cleared=cleared, exempt=exempt, after=self.changed_files.attached)
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
@@ -135,6 +139,19 @@ def edited_reads(messages: Messages) -> list[str]:
     newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
               if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
     return list(newest.values())
+
+
+def recovered(messages: Messages) -> list[str]:
+    """The reads of a saved copy since the agent's newest edit or write (§7.4, §3.2). The
+    agent reads a cleared result back because its next change needs it; cleared again before
+    that change, it is read back again: the recover-and-clear loop. Once the agent has made
+    a change, the copy has served, and it may be cleared like any other result."""
+    uses = [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_use"]
+    changed = max((i for i, b in enumerate(uses) if b.get("name") in NON_DISCARDABLE),
+                  default=-1)
+    reads = saved_reads(messages)
+    return [b["id"] for b in uses[changed + 1:] if b["id"] in reads]
 
 
 def saved_reads(messages: Messages) -> dict[str, str]:

@@ -295,7 +295,8 @@ class Pipeline(BandClearing):
         if layer == "snip":
             after, _ = snip(messages, keep_first, keep_last)
         elif layer == "microcompact":
-            after, decisions = self._microcompact(messages, session)
+            # the trigger lies at or past the band's upper edge (``thresholds``)
+            after, decisions = self._microcompact(messages, session, over_band=True)
             self._keep(messages, decisions, session)
         elif layer == "summary":
             after, name = self._summary(messages, session)

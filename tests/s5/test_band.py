@@ -13,7 +13,7 @@ import os
 import pytest
 from s4_summarize.rebuild import CHANGED_NOTE
 from s5_pipeline import Pipeline
-from s5_pipeline.band import telling_terms
+from s5_pipeline.band import recovered, telling_terms
 from s5_pipeline.batch import Batch, refetch_chance
 from s5_pipeline.changed import ChangedFiles
 from s5_pipeline.refetch import fetched_again
@@ -181,3 +181,55 @@ def test_the_working_copy_of_a_file_being_edited_is_kept(tmp_path) -> None:
     sim.clock.advance(301)
     layer.prepare(history, session)
     assert set(layer.ledger.decisions) == {"toolu_0", "toolu_2", "toolu_3"}  # toolu_1 kept
+
+
+def _calls(session: Session, calls: list, size: int) -> list:
+    """The task, then one round per call in ``calls``, each result ``size`` tokens or so."""
+    history: list = [{"role": "user", "content": "the task"}]
+    for n, (name, given) in enumerate(calls):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": given}]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+             "content": command_output(n, size)}]})
+        session.tool_names[f"toolu_{n}"] = name
+    return history
+
+
+@pytest.mark.exercise("5.5")
+def test_a_saved_copy_read_back_is_kept_until_the_next_change(tmp_path) -> None:
+    """§7.4, §3.2: the agent read a saved copy back for its next change; cleared before it,
+    the copy is read back again (the recover-and-clear loop). Kept below the band's upper
+    edge until the agent edits; then cleared like the rest, cold (§6.8)."""
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = _layer()
+    back = ("read_file", {"path": ".task_outputs/tool-results/toolu_old.txt"})
+    calls = [("run_command", {"command": "make"}), back, ("read_file", {"path": "b.py"}),
+             ("run_command", {"command": "make test"})]
+    history = _calls(session, calls, 3_000)
+    assert recovered(history) == ["toolu_1"]
+    layer.prepare(history, session)
+    sim.clock.advance(301)
+    layer.prepare(history, session)
+    assert set(layer.ledger.decisions) == {"toolu_0", "toolu_2"}  # toolu_1 kept
+    edit = ("edit_file", {"path": "b.py", "old": "x", "new": "y"})
+    history = _calls(session, [*calls, edit, ("run_command", {"command": "make check"})], 3_000)
+    assert recovered(history) == []
+    sim.clock.advance(301)
+    layer.prepare(history, session)
+    assert {"toolu_1", "toolu_3", "toolu_4"} <= set(layer.ledger.decisions)
+
+
+def test_past_the_bands_upper_edge_a_saved_copy_read_back_is_cleared(tmp_path) -> None:
+    """§4.6: the band's upper edge bounds the context whatever else is said, so there the
+    copy the agent read back goes with the other old results."""
+    session = _session(tmp_path, Simulator())
+    layer = _layer()
+    back = ("read_file", {"path": ".task_outputs/tool-results/toolu_old.txt"})
+    history = _calls(session, [("run_command", {"command": "make"}), back,
+                               ("run_command", {"command": "make test"})], 40_000)
+    assert session.count(history) > layer.limits(session).band_high
+    layer.prepare(history, session)
+    assert session.events[0]["trigger"].endswith(f"upper edge {130_000:,}")
+    assert {"toolu_0", "toolu_1"} <= set(layer.ledger.decisions)
