@@ -37,6 +37,10 @@ from .history import ROUND_TOKENS, build, message_tokens
 
 MODEL = "claude-sonnet-4-6"  # a 1M window: every size but 1M fits without compaction
 SYSTEM = [{"type": "text", "text": "You are a careful coding agent working in a repository."}]
+KEEP_EVERY_RESULT = 1 << 30
+"""The layer's ``keep_results``. Below its trigger stage 5 clears old results whenever a batch
+repays (§4.6, §6.5), so at no size would the history stay whole; told to keep every result,
+each turn takes the band's look, finds nothing to clear and passes: the no-compaction path."""
 
 
 @dataclass
@@ -106,7 +110,7 @@ def measure(stage: ModuleType, target: int, *, turns: int, overhead: int, seed: 
         session = _BenchSession(make_client(sim), MODEL, list(SYSTEM), definitions(), Path(tmp),
                                 now=lambda: sim.clock.now, window_floor=2 * target)
         session.tool_names.update(history.tool_names)
-        layer = stage.make_layer()
+        layer = stage.make_layer(keep_results=KEEP_EVERY_RESULT)
         start = time.perf_counter()
         current = layer.prepare(history.messages, session)
         first = time.perf_counter() - start
