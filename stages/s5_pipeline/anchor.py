@@ -70,6 +70,8 @@ def find_anchor(messages: Messages, decisions: dict[str, dict[str, Any]],
                 hint: int | None = None) -> int | None:
     """The index of the newest message holding a cleared result, or None. ``hint``, last
     turn's answer, is where the search starts when it still qualifies (a turn appends)."""
+    if hint is None and all(d.get("layer") != "microcompact" for d in decisions.values()):
+        return None  # nothing cleared yet: no message to look for
     valid = hint is not None and hint < len(messages) and holds_cleared(messages[hint],
                                                                          decisions)
     found = None

@@ -99,6 +99,10 @@ class BandClearing:
         (§7.4 ②). Below the band's upper edge (``over_band`` False) the saved copies the
         agent read back since its last change are kept too (``recovered``)."""
         cleared = self._cleared(session)
+        results = [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
+                   for b in m["content"] if b.get("type") == "tool_result"]
+        if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
+            return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(fetched_again(messages, cleared))
         reads = saved_reads(messages)
         exempt = edited_reads(messages) + ([] if over_band else recovered(messages))

@@ -67,7 +67,7 @@ def test_one_size_is_measured_without_compaction(size: int) -> None:
     point = turns.measure(load_stage(5), size, turns=2, overhead=turns.overhead_tokens(),
                           repeats=1)
     assert point["no_compaction"] and point["compactions"] == 0
-    assert size * 0.9 < point["tokens"] <= size and point["messages"] % 2 == 1
+    assert size * 0.8 < point["tokens"] <= size and point["messages"] % 2 == 1
     assert point["overhead_ratio"] == point["layer_s"] / point["full_tokenize_s"]
     for key in ("layer_s", "layer_after_request_s", "full_tokenize_s", "first_prepare_s",
                 "request_s", "simulator_s"):
