@@ -31,19 +31,24 @@ KEEP_CHARS = 200
 KEEP_LINES = 5  # lines naming the task's terms that a cleared result keeps (§7.4's preview)
 CLEARED = "[older tool result cleared to save space; run the tool again if you need it]"
 POINTER = re.compile(r"\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
-WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
-HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")  # runs of Chinese characters
+WORD = re.compile(r"[^\W\d]\w{3,}")  # four letters or more, in a script that spaces its words
+UNSPACED = re.compile(  # runs of Chinese characters, Japanese kana and Korean syllables
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 SavedAt = Callable[[str], "str | None"]  # tool_use_id -> where the result is saved, or None
 
 
 def task_terms(text: str) -> frozenset[str]:
-    """The words of ``text`` that can say what it is about: Latin words of four letters or
-    more, lower-cased, and every pair of neighbouring Chinese characters. Chinese puts no
-    space between words, and most of its words are two characters long, so a two-character
-    window finds them without a dictionary (as CJK search indexes do); a pair that straddles
-    two words is rarely found elsewhere, so it matches little."""
-    pairs = {run[i:i + 2] for run in HAN.findall(text) for i in range(len(run) - 1)}
-    return frozenset({word.lower() for word in WORD.findall(text)} | pairs)
+    """The words of ``text`` that can say what it is about: words of four letters or more,
+    in any script that puts spaces between its words, case-folded; and in Chinese, Japanese
+    and Korean every pair of neighbouring characters. Chinese and Japanese put no space
+    between words (Korean glues its particles on), and most of their words are two
+    characters long, so a two-character window finds them without a dictionary, as CJK
+    search indexes do; a pair that straddles two words is rarely found elsewhere, so it
+    matches little."""
+    runs = UNSPACED.findall(text)
+    pairs = {run[i:i + 2] for run in runs for i in range(len(run) - 1)}
+    spaced = UNSPACED.sub(" ", text) if runs else text
+    return frozenset({word.casefold() for word in WORD.findall(spaced)} | pairs)
 
 
 def matching_lines(text: str, terms: Collection[str]) -> list[str]:

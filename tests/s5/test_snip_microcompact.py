@@ -110,6 +110,18 @@ def test_a_chinese_task_keeps_the_lines_of_a_chinese_result_it_asks_about() -> N
     assert matching_lines(manual, terms) == ["补货周期：所有仓库统一按 7 天计算。"]
 
 
+@pytest.mark.parametrize("task, line", [
+    ("Пересчитайте страховой запас по правилам склада.", "Страховой запас: 1,5 × спрос."),
+    ("Größe der Pufferzone prüfen", "die größe beträgt 12 MB"),
+    ("在庫の安全係数を確認してください", "安全係数は 1.5 とする。"),
+])
+def test_a_task_in_any_script_keeps_the_lines_it_asks_about(task: str, line: str) -> None:
+    """§7.4 beyond English: words in any script that spaces them (case-folded), and pairs of
+    characters in Japanese, as in Chinese."""
+    text = "".join(f"{n}: -- {n * 7} --\n" for n in range(30)) + line + "\n"
+    assert matching_lines(text, task_terms(task)) == [line]
+
+
 @pytest.mark.exercise("5.3")
 def test_a_result_cleared_before_is_never_cleared_again() -> None:
     """§6.9: a placeholder is frozen. Cleared a second time, a placeholder that kept lines the
