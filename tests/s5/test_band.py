@@ -36,6 +36,19 @@ def _layer() -> Pipeline:
     return Pipeline(summarize=lambda messages, session: messages)
 
 
+def _calls(session: Session, calls: list, size: int) -> list:
+    """The task, then one round per call in ``calls``, each result ``size`` tokens or so."""
+    history: list = [{"role": "user", "content": "the task"}]
+    for n, (name, given) in enumerate(calls):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": given}]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+             "content": command_output(n, size)}]})
+        session.tool_names[f"toolu_{n}"] = name
+    return history
+
+
 def test_a_batch_repays_its_rewrite_and_the_chance_of_a_fetch_again() -> None:
     """§6.5: 20K freed of a 22K suffix: the 2K left is written (2,500) instead of 22K read
     (2,200), 300 extra, which one later request reading 20K less (2,000) repays. A fetch again
@@ -169,31 +182,11 @@ def test_the_working_copy_of_a_file_being_edited_is_kept(tmp_path) -> None:
     calls = [("read_file", {"path": "a.py"}), ("read_file", {"path": "a.py"}),
              ("edit_file", {"path": "a.py", "old": "x", "new": "y"}),
              ("read_file", {"path": "b.py"}), ("run_command", {"command": "make"})]
-    history: list = [{"role": "user", "content": "the task"}]
-    for n, (name, given) in enumerate(calls):
-        history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": given}]})
-        history.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n}",
-             "content": command_output(n, 3_000)}]})
-        session.tool_names[f"toolu_{n}"] = name
+    history = _calls(session, calls, 3_000)
     layer.prepare(history, session)
     sim.clock.advance(301)
     layer.prepare(history, session)
     assert set(layer.ledger.decisions) == {"toolu_0", "toolu_2", "toolu_3"}  # toolu_1 kept
-
-
-def _calls(session: Session, calls: list, size: int) -> list:
-    """The task, then one round per call in ``calls``, each result ``size`` tokens or so."""
-    history: list = [{"role": "user", "content": "the task"}]
-    for n, (name, given) in enumerate(calls):
-        history.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": f"toolu_{n}", "name": name, "input": given}]})
-        history.append({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": f"toolu_{n}",
-             "content": command_output(n, size)}]})
-        session.tool_names[f"toolu_{n}"] = name
-    return history
 
 
 @pytest.mark.exercise("5.5")
