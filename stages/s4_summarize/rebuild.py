@@ -34,7 +34,8 @@ CHANGED_NOTE = ("Note: this file changed on disk after the agent last saw it; th
                 "its current content, not the one the conversation saw.")
 
 
-def _tool_uses(messages: Messages) -> list[dict[str, Any]]:
+def tool_uses(messages: Messages) -> list[dict[str, Any]]:
+    """The tool calls of ``messages`` (the assistant's ``tool_use`` blocks), in order."""
     return [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
             for b in m["content"] if b.get("type") == "tool_use"]
 
@@ -43,7 +44,7 @@ def touched_paths(messages: Messages) -> list[str]:
     """The ``path`` inputs of the tool calls in ``messages``, most recent first, then the files
     an earlier rebuild attached (a second compaction in a row must not forget the file the
     first one put back), no repeats."""
-    paths = [u["input"]["path"] for u in _tool_uses(messages)
+    paths = [u["input"]["path"] for u in tool_uses(messages)
              if isinstance((u.get("input") or {}).get("path"), str)]
     attached = [path for m in messages if m["role"] == "user" and isinstance(m["content"], list)
                 for b in m["content"] if b.get("type") == "text"
@@ -65,7 +66,7 @@ class FileLog:
 
     def record(self, messages: Messages, root: Path) -> None:
         """Note the modification time of each file named by a tool call not seen before."""
-        for use in _tool_uses(messages):
+        for use in tool_uses(messages):
             path = (use.get("input") or {}).get("path")
             if use.get("id") in self._seen or not isinstance(path, str):
                 continue

@@ -21,6 +21,7 @@ from typing import Any
 
 from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR, SAFE_ID, offload
+from s4_summarize.rebuild import tool_uses
 
 from ctxlab import models
 from ctxlab.session import Session
@@ -28,7 +29,7 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import NON_DISCARDABLE, microcompact, task_terms
+from .microcompact import NON_DISCARDABLE, microcompact, result_ids, task_terms
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
@@ -99,8 +100,7 @@ class BandClearing:
         (§7.4 ②). Below the band's upper edge (``over_band`` False) the saved copies the
         agent read back since its last change are kept too (``recovered``)."""
         cleared = self._cleared(session)
-        results = [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
-                   for b in m["content"] if b.get("type") == "tool_result"]
+        results = result_ids(messages)
         if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(fetched_again(messages, cleared))
@@ -137,8 +137,7 @@ _words = lru_cache(maxsize=4096)(task_terms)  # a result's words, each text read
 
 def edited_reads(messages: Messages) -> list[str]:
     """The newest read of each file the agent has edited: its working copy (§10.1)."""
-    uses = [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == "tool_use"]
+    uses = tool_uses(messages)
     edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
     newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
               if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
@@ -150,21 +149,23 @@ def recovered(messages: Messages) -> list[str]:
     agent reads a cleared result back because its next change needs it; cleared again before
     that change, it is read back again: the recover-and-clear loop. Once the agent has made
     a change, the copy has served, and it may be cleared like any other result."""
-    uses = [b for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == "tool_use"]
+    uses = tool_uses(messages)
     changed = max((i for i, b in enumerate(uses) if b.get("name") in NON_DISCARDABLE),
                   default=-1)
-    reads = saved_reads(messages)
-    return [b["id"] for b in uses[changed + 1:] if b["id"] in reads]
+    return [b["id"] for b in uses[changed + 1:] if _saved_copy(b)]
 
 
 def saved_reads(messages: Messages) -> dict[str, str]:
     """The reads of a saved copy (a path inside the offload folder): id → that path."""
-    return {b["id"]: path for m in messages if m["role"] == "assistant"
-            and isinstance(m["content"], list) for b in m["content"]
-            if b.get("type") == "tool_use" and b.get("name") == "read_file"
-            and (path := str((b.get("input") or {}).get("path", ""))).startswith(
-                OFFLOAD_DIR.as_posix())}
+    return {b["id"]: path for b in tool_uses(messages) if (path := _saved_copy(b))}
+
+
+def _saved_copy(use: dict[str, Any]) -> str | None:
+    """The saved copy a tool call reads (a ``read_file`` of a path inside the offload
+    folder), or None."""
+    path = str((use.get("input") or {}).get("path", ""))
+    return path if use.get("name") == "read_file" and path.startswith(
+        OFFLOAD_DIR.as_posix()) else None
 
 
 def _replies(messages: Messages) -> int:

@@ -78,6 +78,12 @@ def placeholder(tool: str, text: str, path: str | None = None,
     raise NotImplementedError("Exercise 5.3 — placeholder(): see notebooks/05_pipeline.ipynb")
 
 
+def result_ids(messages: list[dict[str, Any]]) -> list[str]:
+    """The ids of the tool results in ``messages``, in order."""
+    return [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
 def seen_results(messages: list[dict[str, Any]]) -> list[str]:
     """The ids of the tool results the agent has seen: each one with a reply after it."""
     last_reply = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
@@ -101,8 +107,7 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     attached to the result, §10.2). Only results whose text would change are reported;
     messages that change are copied.
     """
-    results = [b["tool_use_id"] for m in messages for b in m["content"]
-               if isinstance(m["content"], list) and b.get("type") == "tool_result"]
+    results = result_ids(messages)
     old = (set(results[: max(0, len(results) - keep)]) & set(seen_results(messages))) \
         - set(cleared) - set(exempt)
     decisions: dict[str, str] = {}

@@ -16,6 +16,8 @@ import json
 from collections.abc import Collection
 from typing import Any
 
+from s4_summarize.rebuild import tool_uses
+
 Messages = list[dict[str, Any]]
 
 
@@ -23,7 +25,6 @@ def fetched_again(messages: Messages, cleared: Collection[str]) -> list[str]:
     """The ids of the calls, not cleared themselves, that repeat a call whose result was
     cleared (``cleared``), in order."""
     calls = [(b["id"], json.dumps([b.get("name"), b.get("input")], sort_keys=True))
-             for m in messages if m["role"] == "assistant" and isinstance(m["content"], list)
-             for b in m["content"] if b.get("type") == "tool_use"]
+             for b in tool_uses(messages)]
     gone = {call for ident, call in calls if ident in cleared}
     return [ident for ident, call in calls if call in gone and ident not in cleared]
