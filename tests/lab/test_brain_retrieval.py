@@ -282,3 +282,14 @@ def test_a_summary_request_draws_nothing(monkeypatch) -> None:
     summaries = [r for r in result.records if r.kind == "summary"]
     assert summaries and all(r.misses == [] for r in summaries)
     assert any(r.misses for r in result.records if r.kind == "agent")
+
+
+def test_the_run_log_shows_a_file_seen_to_change() -> None:
+    """isolate-write, seed 5: the agent re-reads orders.py out of habit after its own edit;
+    the line it needs is only in the read from before the edit, so it notices the file
+    changed, works from the newest read, and the run records it."""
+    result = runner.run(5, "isolate-write", seed=5)
+    assert result.summary.success
+    assert result.summary.changed == [{"turn": 5, "file": "orders.py", "fact": "total-line"}]
+    assert [c for r in result.records for c in r.changed] == [
+        {"file": "orders.py", "fact": "total-line"}]
