@@ -39,15 +39,15 @@ def test_every_family_has_the_fitted_tables() -> None:
         want = 1 - recall.latent.share(8192)
         assert mean_loss == pytest.approx(want, abs=1e-3)
         low, high = 1024.0, 131072.0
-        target = 1 - sum(1 - s for _, s in recall.position.points) / 5
-        for _ in range(60):  # bisect the length whose share is about Liu's mean share
+        for _ in range(60):  # bisect the length whose loss is Liu's mean loss
             mid = (low + high) / 2
-            low, high = (mid, high) if recall.latent.share(mid) > target else (low, mid)
+            low, high = (mid, high) if 1 - recall.latent.share(mid) < \
+                recall.position.mean_loss else (low, mid)
         liu = dict(recall.position.points)
         got = {p: recall.accuracy("latent", low, p) for p in liu}
-        ends = (min(liu), max(liu))
-        assert got[ends[0]] > got[ends[1]] > min(got.values())  # asymmetric: start, end, middle
-        assert min(got, key=got.get) == min(liu, key=liu.get)
+        assert got == pytest.approx(liu, abs=1e-6)  # the ends and the minimum are Liu's
+        start, end = min(liu), max(liu)
+        assert got[start] > got[end] > min(got.values())  # asymmetric: start, end, middle
 
 
 def _views(filler: str) -> list:
