@@ -144,14 +144,15 @@ def test_a_tool_results_draw_follows_what_the_call_asked_not_its_id() -> None:
     assert third.identity not in (first, again) and len(log) == 3
 
 
-def _reads(texts: list[str]) -> object:
-    """A request in which the agent read ``a.py`` once per text."""
+def _reads(texts: list[str], asked: list[dict] | None = None) -> object:
+    """A request in which the agent read ``a.py`` once per text (``asked``: each read's input,
+    the whole file by default)."""
     messages: list[dict] = [{"role": "user", "content": "Fix a.py."}]
     for k, text in enumerate(texts):
         messages += [
             {"role": "assistant", "content": [{"type": "tool_use", "id": f"toolu_r{k}",
                                                "name": "read_file",
-                                               "input": {"path": "a.py"}}]},
+                                               "input": (asked or [{"path": "a.py"}] * 9)[k]}]},
             {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"toolu_r{k}",
                                           "content": text}]}]
     return Simulator().view({"model": "claude-haiku-4-5", "max_tokens": 1024,
@@ -169,6 +170,8 @@ def test_a_re_read_supersedes_and_a_changed_file_is_noticed() -> None:
     assert where[0].identity == retrieval.newest_read(view, "a.py").identity
     lost, changed = retrieval.look(view, 0, needs, on=True)
     assert lost == [] and changed == [retrieval.Changed("a.py", "total-line")]
+    ranged = _reads([old, new], [{"path": "a.py"}, {"path": "a.py", "offset": 1}])
+    assert retrieval.chances(ranged, "total = subtotal\n")[1] is None  # another range
     same = _reads([old, old])  # read twice, unchanged: the newest copy holds it
     (copy,) = retrieval.chances(same, "total = subtotal\n")[0]
     assert copy.newest and retrieval.look(same, 0, needs, on=False)[1] == []
