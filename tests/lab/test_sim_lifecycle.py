@@ -6,7 +6,7 @@ listed and resolved, display names as the API words them (docs: model-deprecatio
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import anthropic
@@ -22,7 +22,8 @@ ON = date(2026, 12, 1)  # set explicitly: nothing here flips as real dates pass
 
 @pytest.fixture
 def sim() -> Simulator:
-    return Simulator(today=ON)
+    """A simulator whose clock starts on ``ON``."""
+    return Simulator(clock=SimClock(epoch=datetime(2026, 12, 1, tzinfo=UTC).timestamp()))
 
 
 def ask(client: anthropic.Anthropic, model: str) -> anthropic.types.Message:
@@ -53,7 +54,8 @@ def test_a_deprecated_model_answers_and_the_catalogue_says_so(connect) -> None:
         "retired", None, "Claude Opus 4")
 
 
-def test_the_day_is_the_simulated_clocks_unless_fixed() -> None:
+def test_the_day_is_the_simulated_clocks_unless_fixed(sim: Simulator) -> None:
+    assert sim.day() == ON and Simulator(today=date(2027, 1, 1)).day() == date(2027, 1, 1)
     at_start = Simulator()  # in-process: second 0 is 2026-03-02 (ctxlab.dynamic.EPOCH)
     assert at_start.day() == date(2026, 3, 2)
     assert models.get("claude-sonnet-4-0").lifecycle(at_start.day()) == "active"

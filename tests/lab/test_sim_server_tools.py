@@ -10,7 +10,6 @@ import anthropic
 import pytest
 
 from ctxlab.sim import Simulator, make_client
-from ctxlab.sim.server_tools import canned
 
 HAIKU = "claude-haiku-4-5"
 SEARCH = {"type": "web_search_20250305", "name": "web_search"}
@@ -40,6 +39,8 @@ def test_web_search_answers_on_the_server_and_is_billed() -> None:
 
 
 def test_web_fetch_reads_a_canned_page_or_reports_it_inaccessible() -> None:
+    from ctxlab.sim.server_tools import canned
+
     page = canned()["pages"][2]
     message = ask(f"Summarise {page['url']} please", [FETCH])
     result = message.content[1]
@@ -61,7 +62,8 @@ def test_code_execution_answers_with_the_canned_output(tool, name, result) -> No
     assert "55" in text.text
 
 
-def test_no_server_tool_when_not_asked_or_not_allowed() -> None:
+def test_a_server_tool_only_when_asked_and_allowed() -> None:
+    assert ask("What's new?", [SEARCH]).content[0].type == "server_tool_use"
     assert [b.type for b in ask("Say hello.", [SEARCH]).content] == ["text"]
     refused = ask("What's new?", [SEARCH], tool_choice={"type": "none"})
     assert [b.type for b in refused.content] == ["text"]
@@ -72,6 +74,7 @@ def test_the_answer_goes_back_as_history() -> None:
     client = make_client(Simulator())
     first = client.messages.create(model=HAIKU, max_tokens=512, tools=[SEARCH], messages=[
         {"role": "user", "content": "Any news about Anthropic?"}])
+    assert first.content[1].type == "web_search_tool_result"
     again = client.messages.create(model=HAIKU, max_tokens=512, tools=[SEARCH], messages=[
         {"role": "user", "content": "Any news about Anthropic?"},
         {"role": "assistant", "content": first.content},
