@@ -3,12 +3,17 @@
 Every model id used anywhere in the workbook comes from here (DESIGN §2). Figures are from the
 API notes (prompt caching §1.5, pricing §1.7, model table §4); where the notes mark a figure
 UNVERIFIED the table says so in ``note`` and the value chosen is the documented candidate.
-Prices are dollars per million tokens.
+Prices are dollars per million tokens. Lifecycle dates: the docs' model-deprecations page
+(Opus 4 and Sonnet 4 deprecated 2026-04-14, retired 2026-06-15), the SDK's deprecation table
+(``anthropic._data.deprecated_models``: Opus 4.5 until 2027-01-22; 2.14: Sonnet 4.5 until
+2026-11-30) and the API notes §4; a date no source gives is not set.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from datetime import date
 
 from .recall import RecallTable
 from .recall import table as recall_table
@@ -46,6 +51,36 @@ class ModelSpec:
     aliases: tuple[str, ...] = ()
     simulated_only: bool = False
     note: str = ""
+    # Lifecycle (docs: model-deprecations; ``lifecycle``): the date it was deprecated, and the
+    # date from which requests naming it fail (None: not announced).
+    deprecated: date | None = None
+    retired: date | None = None
+
+    def lifecycle(self, on: date) -> str:
+        """``active``, ``deprecated`` or ``retired`` on the day ``on``, as ``ModelInfo`` words
+        it."""
+        if self.retired is not None and on >= self.retired:
+            return "retired"
+        if self.deprecated is not None and on >= self.deprecated:
+            return "deprecated"
+        return "active"
+
+    @property
+    def snapshot(self) -> str:
+        """The dated id the API lists and resolves the alias to (``claude-haiku-4-5`` →
+        ``claude-haiku-4-5-20251001``); the id itself for a model named without a date."""
+        return next((a for a in self.aliases if DATED.search(a)), self.id)
+
+    @property
+    def display_name(self) -> str:
+        """The name as the API words it: ``Claude Opus 4.5``, ``Claude Sonnet 4`` (a ``-0``
+        minor version is not written), ``Claude Fable 5.2``."""
+        found = FAMILY.fullmatch(self.id)
+        if found is None:
+            return self.id
+        line, major, minor = found.groups()
+        version = major if minor in (None, "0") else f"{major}.{minor}"
+        return f"Claude {line.capitalize()} {version}"
 
     @property
     def recall(self) -> RecallTable:
@@ -71,6 +106,8 @@ class ModelSpec:
 
 K = 1_000
 M = 1_000_000
+DATED = re.compile(r"-\d{8}$")
+FAMILY = re.compile(r"claude-([a-z]+)-(\d+)(?:-(\d))?")
 
 U = "UNVERIFIED: "  # a figure the API notes do not give; the note says which figure is used
 
@@ -107,11 +144,15 @@ MODELS: tuple[ModelSpec, ...] = (
     ModelSpec("claude-opus-4-6", M, 128 * K, 4096, Prices.standard(5, 25), 4.6),
     ModelSpec("claude-sonnet-4-6", M, 128 * K, 1024, Prices.standard(3, 15), 4.6),
     ModelSpec("claude-opus-4-5", 200 * K, 64 * K, 4096, Prices.standard(5, 25), 4.5,
-              aliases=("claude-opus-4-5-20251101",),
-              note="deprecated; " + U + "tool overhead 497/589 (Opus 4.6's)"),
+              aliases=("claude-opus-4-5-20251101",), deprecated=date(2026, 11, 23),
+              retired=date(2027, 1, 22),
+              note="deprecated 2026-11-23, retires 2027-01-22; " + U
+              + "tool overhead 497/589 (Opus 4.6's)"),
     ModelSpec("claude-sonnet-4-5", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.5,
-              aliases=("claude-sonnet-4-5-20250929",),
-              note="deprecated, EOL 2026-11-30; " + U + "tool overhead 497/589 (Sonnet 4.6's)"),
+              aliases=("claude-sonnet-4-5-20250929",), deprecated=date(2026, 8, 21),
+              retired=date(2026, 11, 30),
+              note="deprecated (by 2026-08-21, when the API notes were synced: the exact day "
+              "is UNVERIFIED), EOL 2026-11-30; " + U + "tool overhead 497/589 (Sonnet 4.6's)"),
     ModelSpec("claude-haiku-4-5", 200 * K, 64 * K, 4096, Prices.standard(1, 5), 4.5,
               tool_overhead=(496, 588), aliases=("claude-haiku-4-5-20251001",)),
     ModelSpec("claude-opus-4-1", 200 * K, 32 * K, 1024, Prices.standard(15, 75), 4.1,
@@ -119,14 +160,17 @@ MODELS: tuple[ModelSpec, ...] = (
               note=U + "window 200K, max output 32K, $15 / $75, tool overhead 497/589: the "
               "notes give only its cache minimum"),
     ModelSpec("claude-opus-4-0", 200 * K, 32 * K, 1024, Prices.standard(15, 75), 4.0,
-              aliases=("claude-opus-4-20250514",),
-              note=U + "window 200K, max output 32K, $15 / $75, tool overhead 497/589: the "
-              "notes give only its cache minimum"),
-    ModelSpec("claude-sonnet-4-0", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.0,
-              aliases=("claude-sonnet-4-20250514",),
-              note="shows the pre-4.5 max_tokens rule (R13); " + U + "window 200K, max "
-              "output 64K, $3 / $15, tool overhead 497/589: the notes give only its cache "
+              aliases=("claude-opus-4-20250514",), deprecated=date(2026, 4, 14),
+              retired=date(2026, 6, 15),
+              note="deprecated 2026-04-14, retired 2026-06-15; " + U + "window 200K, max "
+              "output 32K, $15 / $75, tool overhead 497/589: the notes give only its cache "
               "minimum"),
+    ModelSpec("claude-sonnet-4-0", 200 * K, 64 * K, 1024, Prices.standard(3, 15), 4.0,
+              aliases=("claude-sonnet-4-20250514",), deprecated=date(2026, 4, 14),
+              retired=date(2026, 6, 15),
+              note="deprecated 2026-04-14, retired 2026-06-15; shows the pre-4.5 max_tokens rule "
+              "(R13); " + U + "window 200K, max output 64K, $3 / $15, tool overhead 497/589: "
+              "the notes give only its cache minimum"),
     ModelSpec("ctxlab-sim-32k", 32 * K, 8 * K, 1024, Prices.standard(1, 5), 4.5,
               tool_overhead=(496, 588), simulated_only=True,
               note="simulator-only model with a small window, for quick demos"),
@@ -143,6 +187,12 @@ CLIENT_WINDOW = 200 * K
 
 LONG_CONTEXT = "[1m]"
 """The suffix Claude Code puts on a model id it runs with the 1M-token window."""
+
+TABLE_DATE = date(2026, 12, 1)
+"""The day this table's lifecycle dates were last read against the docs (model-deprecations,
+the SDK's model list): the day ``ctxlab serve`` answers on unless told another (``--date``), so
+nothing flips as real dates pass. In-process, a simulator reads the lifecycle on its simulated
+clock's day (``SimClock.epoch``, 2026-03-02 at second 0)."""
 
 DEFAULT_MODEL = "claude-haiku-4-5"
 """The workbook's default: a 200K window, as in the guide's examples (§8)."""

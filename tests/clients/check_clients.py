@@ -2,7 +2,9 @@
 ``ctxlab serve``, offline.
 
 The SDK runs Message Batches (sync and async), reads the rate-limit headers, honours a 429's
-``retry-after`` and gets a 413 with a request id (``sdk_checks``). LangChain
+``retry-after`` and gets a 413 with a request id (``sdk_checks``); the SDK's own shipped
+examples run unchanged (``sdk_examples``: messages, streaming, batches, tools, tool runner,
+structured outputs, thinking, images, web search). LangChain
 (langchain-anthropic), litellm and pydantic-ai each run a short tool-calling task, a
 structured-output request and a streaming usage check (``third_party``, ``litellm_checks``);
 litellm also hands on the rate-limit headers and reads a Message Batch. It runs in its own
@@ -27,6 +29,7 @@ import sys  # noqa: E402
 from common import serve  # noqa: E402
 from litellm_checks import litellm_checks  # noqa: E402
 from sdk_checks import sdk_checks  # noqa: E402
+from sdk_examples import example_checks  # noqa: E402
 from third_party import langchain_checks, pydantic_ai_checks  # noqa: E402
 
 
@@ -35,6 +38,7 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 2
     clients = {"anthropic (the SDK)": functools.partial(sdk_checks, ctxlab=argv[1]),
+               "SDK examples": example_checks,
                "langchain-anthropic": langchain_checks, "litellm": litellm_checks,
                "pydantic-ai": pydantic_ai_checks}
     failed = total = 0

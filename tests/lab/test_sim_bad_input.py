@@ -25,7 +25,9 @@ pytestmark = pytest.mark.reliability  # outside make test: make reliability (tes
 BASE: dict[str, Any] = {"model": "claude-haiku-4-5", "max_tokens": 64,
                         "messages": [{"role": "user", "content": "hi"}]}
 BLOCK_TAGS = ("'text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', "
-              "'redacted_thinking', 'compaction'")
+              "'redacted_thinking', 'compaction', 'server_tool_use', 'web_search_tool_result', "
+              "'web_fetch_tool_result', 'code_execution_tool_result', "
+              "'bash_code_execution_tool_result'")
 
 
 def with_(path: str, value: Any, base: dict[str, Any] = BASE) -> bytes:

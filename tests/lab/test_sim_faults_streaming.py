@@ -118,7 +118,7 @@ def test_every_response_carries_a_request_id(client):
 # R38 — 429 with retry-after
 
 def test_r38_rate_limit_retried_then_raised(sim, connect, attempts):
-    sim.faults.add("rate_limit", count=3, retry_after=0.01)
+    sim.faults.add("rate_limit", count=3, retry_after=1)
     client = connect(max_retries=2)
     with api_error(anthropic.RateLimitError, 429, RATE_LIMITED, error_type="rate_limit_error"):
         create(client, body(user("hi")))
@@ -127,19 +127,19 @@ def test_r38_rate_limit_retried_then_raised(sim, connect, attempts):
 
 
 def test_r38_retry_after_header_and_recovery(sim, connect, attempts):
-    sim.faults.add("rate_limit", count=2, retry_after=0.2)
+    sim.faults.add("rate_limit", count=2, retry_after=1)
     client = connect(max_retries=2)
     started = time.monotonic()
     request = body(user("hi"))
     message = create(client, request)
-    assert time.monotonic() - started >= 0.4  # the SDK slept exactly retry-after, twice
+    assert time.monotonic() - started >= 2  # the SDK slept exactly retry-after, twice
     assert [c.status for c in sim.calls] == [429, 429, 200]
     assert retry_counts(attempts) == ["0", "1", "2"]
     assert_usage_ok(client, request, message)
     sim.faults.add("rate_limit", count=1, retry_after=0.01)
     with pytest.raises(anthropic.RateLimitError) as info:
         create(connect(max_retries=0), request)
-    assert info.value.response.headers["retry-after"] == "0.01"
+    assert info.value.response.headers["retry-after"] == "1"  # whole seconds, as the API
 
 
 # R39 — 529 overloaded

@@ -124,3 +124,29 @@ def test_serves_clock_runs_with_the_wall_clock() -> None:
     assert clock.now == 3.5
     wall[0] += 1
     assert clock.now == 4.5 and clock.stamp(0).endswith("Z")
+
+
+@pytest.mark.parametrize("asked", [0.01, 1.0, 2.5])
+def test_an_injected_429_waits_whole_seconds_its_headers_agree_with(asked: float) -> None:
+    """The API's ``retry-after`` is whole seconds; the input-token bucket reads empty, its reset
+    is no earlier, and the limiter stays shut exactly that long (``--faults rate_limit``'s
+    default: 1 s)."""
+    from ctxlab.sim.faults import Fault
+
+    sim = limited()
+    sim.faults.add("rate_limit", retry_after=asked)
+    client = make_client(sim, max_retries=0)
+    with pytest.raises(anthropic.RateLimitError) as info:
+        ask(client)
+    head = info.value.response.headers
+    wait = int(head["retry-after"])
+    assert head["retry-after"] == str(max(1, math.ceil(asked)))
+    assert head["anthropic-ratelimit-input-tokens-remaining"] == "0"
+    reset = datetime.fromisoformat(head["anthropic-ratelimit-input-tokens-reset"])
+    assert (reset - datetime.fromisoformat(sim.clock.stamp())).total_seconds() >= wait
+    sim.clock.advance(wait - 0.5)
+    with pytest.raises(anthropic.RateLimitError):
+        ask(client)
+    sim.clock.advance(0.5)
+    assert ask(client).status_code == 200
+    assert Fault("rate_limit").retry_after == 1

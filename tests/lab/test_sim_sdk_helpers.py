@@ -130,9 +130,10 @@ def test_models_list_and_retrieve(client):
     listed = client.models.list(limit=3)
     assert len(listed.data) == 3 and listed.has_more
     every = [m.id for m in client.models.list(limit=1000).data]
-    assert HAIKU in every
-    model = client.models.retrieve(HAIKU)
-    assert (model.id, model.max_input_tokens, model.max_tokens) == (HAIKU, 200_000, 64_000)
+    assert HAIKU + "-20251001" in every and HAIKU not in every  # listed by its snapshot id
+    model = client.models.retrieve(HAIKU)  # the alias resolves to it
+    assert (model.id, model.max_input_tokens, model.max_tokens) == (HAIKU + "-20251001",
+                                                                    200_000, 64_000)
     with pytest.raises(anthropic.NotFoundError):
         client.models.retrieve("claude-imaginary-9")
 

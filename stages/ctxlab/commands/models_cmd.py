@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import asdict
+from datetime import date
 
 from rich.console import Console, Group
 from rich.table import Table
@@ -60,7 +61,8 @@ def compact_view() -> Group:
 
 def run(args: argparse.Namespace) -> int:
     if args.json:
-        print_json([asdict(m) for m in models.MODELS])
+        print_json([{k: v.isoformat() if isinstance(v, date) else v
+                     for k, v in asdict(m).items()} for m in models.MODELS])
         return 0
     console = Console()
     console.print(fitted(console, [full_table, compact_view]))

@@ -6,9 +6,11 @@ and Message Batches move while a client waits; limits are on by default (the Sta
 from __future__ import annotations
 
 import argparse
+from datetime import date
 
 from rich.console import Console
 
+from .. import models
 from ..brain import simulator_for
 from ..scenarios import ScenarioError
 from ..sim import Simulator
@@ -39,9 +41,20 @@ def register(sub: argparse._SubParsersAction) -> None:
                              "enforced with 429 + retry-after: rpm=N,itpm=N,otpm=N,batch-rpm=N "
                              "(any subset; default the docs' Start tier: 1000 RPM, 2,000,000 "
                              "ITPM, 400,000 OTPM, batch 1000 RPM); 'off' for none")
+    parser.add_argument("--date", type=_day, default=models.TABLE_DATE, metavar="YYYY-MM-DD",
+                        help="the day the model table is read on: a model retired by then "
+                             "answers 404, a deprecated one still answers (default "
+                             f"{models.TABLE_DATE}, the day the table was last checked)")
     parser.add_argument("--quiet", action="store_true", help="do not log each request")
     add_rot_option(parser)
     parser.set_defaults(run=run)
+
+
+def _day(text: str) -> date:
+    try:
+        return date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date like 2026-12-01") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -53,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(error)) from None
     except ValueError as error:
         raise UserError(f"--faults: {error}") from None
+    sim.today = args.date
     sim.clock = WallClock()  # a client that waits (retry-after, a batch poll) sees time pass
     if args.rate_limits.strip() != "off":
         try:

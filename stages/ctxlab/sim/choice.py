@@ -58,7 +58,7 @@ def _last_user_text(view: ModelView) -> str:
 def honour(view: ModelView, reply: Reply, *, tool_choice: bool = True) -> Reply:
     """``reply`` as the request's ``tool_choice`` (unless told not to) and output format allow
     it."""
-    if tool_choice:
+    if tool_choice and not any(b.get("type") == "server_tool_use" for b in reply.content):
         reply = _tool_choice(view, reply)
     return _output_format(view, reply)
 

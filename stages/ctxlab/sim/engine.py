@@ -11,9 +11,10 @@ same way, at its own start time on the simulated clock.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any
 
-from ..tokens import count_text
+from ..tokens import count_block, count_text
 from . import (
     cache,
     choice,
@@ -23,10 +24,13 @@ from . import (
     options,
     output,
     render,
+    server_tools,
     validate,
+    wording,
 )
 from .batch import Batch
 from .clock import Latency, SimClock
+from .errors import APIError
 from .faults import Fault, FaultPlan
 from .front import Call, HttpFront, SimResponse
 from .ratelimit import RateLimiter
@@ -36,6 +40,7 @@ from .schema import Request, parse
 __all__ = ["Call", "SimResponse", "Simulator"]
 
 COMPACT_BETA = "compact-2026-01-12"
+RESULTS = frozenset(server_tools.RESULT.values())
 
 
 @dataclass
@@ -56,9 +61,13 @@ class Simulator(HttpFront):
     rate_limits: RateLimiter | None = None  # None: no limits, no rate-limit headers
     batches: dict[str, Batch] = field(default_factory=dict)  # Message Batches by id
     batches_made: int = 0
+    today: date | None = None  # None: the simulated clock's day (``day()``)
 
     def _prepare(self, req: Request) -> tuple[render.Rendered, int, list[dict[str, Any]]]:
-        """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits)."""
+        """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits).
+        A retired model is refused first, worded as an unknown one (a 404)."""
+        if req.spec.lifecycle(self.day()) == "retired":
+            raise APIError(404, wording.UNKNOWN_MODEL.format(model=req.model))
         validate.check_messages(req)
         validate.check_options(req)
         images.check_payloads(req.messages, req.origin)
@@ -111,8 +120,8 @@ class Simulator(HttpFront):
         if paused or req.max_tokens == 0 or (fault is not None and fault.kind == "empty"):
             reply = Reply([], "compaction" if paused else None)
         else:
-            reply = choice.honour(view, self.responder.respond(view),
-                                  tool_choice=not self.ignore_tool_choice)
+            reply = server_tools.answer(view, self.responder.respond(view))
+            reply = choice.honour(view, reply, tool_choice=not self.ignore_tool_choice)
         reply, stopped_at = output.stop_at(reply, options.stop_sequences(req.body))
         blocks = output.finish(reply, digest, msg_id)
         room = req.spec.context_window - rendered.total
@@ -127,7 +136,13 @@ class Simulator(HttpFront):
             stop = "stop_sequence"
         else:
             stop = output.stop_reason(reply, blocks)
+        searched = server_tools.usage(blocks)
+        results = sum(count_block(b) for b in blocks if b.get("type") in RESULTS)
+        out_tokens -= results  # a server tool's result is read as input, as the API bills it
         usage = self._bill(req, rendered, start, out_tokens)
+        if searched is not None:
+            usage["input_tokens"] += results
+            usage["server_tool_use"] = searched
         if COMPACT_BETA in req.betas:  # R33: every response under the beta has iterations
             if not paused:
                 iterations.append({"type": "message", "input_tokens": usage["input_tokens"],

@@ -4,8 +4,9 @@ A ``FaultPlan`` decides, request by request, whether the simulator answers norma
 scheduled faults (the next N matching requests) and random ones (a seeded rate per kind);
 ``parse_spec`` reads the ``ctxlab serve --faults`` form. Kinds:
 
-- ``rate_limit``: 429 ``rate_limit_error`` with a ``retry-after`` header (the SDK sleeps exactly
-  that long, so keep it small), worded and headed as the rate limiter's own refusal;
+- ``rate_limit``: 429 ``rate_limit_error`` with a ``retry-after`` header in whole seconds (at
+  least 1; the SDK sleeps exactly that long), worded and headed as the rate limiter's own
+  refusal, its bucket empty until then;
 - ``overloaded``: 529 ``overloaded_error``; ``server_error``: 500 ``api_error``;
 - ``timeout``: the connection hangs (in-process: the transport raises a read timeout);
 - ``midstream``: a streamed response that fails after the first block (HTTP 200, ``event: error``);
@@ -15,6 +16,7 @@ scheduled faults (the next N matching requests) and random ones (a seeded rate p
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -34,7 +36,7 @@ class Fault:
     kind: str
     count: int = 1
     when: Callable[[Request], bool] | None = None
-    retry_after: float = 0.01
+    retry_after: float = 1.0  # seconds; the header rounds it up to a whole second
     should_retry: bool | None = None
 
     def __post_init__(self) -> None:
@@ -114,8 +116,9 @@ def as_error(fault: Fault, limiter: RateLimiter | None = None, now: float = 0.0)
         headers["x-should-retry"] = "true" if fault.should_retry else "false"
     if fault.kind == "rate_limit":
         buckets = limiter or RateLimiter(Limits())
-        buckets.drain("input_tokens", now, fault.retry_after)
-        error = buckets.refusal("input_tokens", fault.retry_after)
+        wait = max(1, math.ceil(fault.retry_after))  # the API's retry-after: whole seconds
+        buckets.drain("input_tokens", now, wait)
+        error = buckets.refusal("input_tokens", wait)
         error.headers.update(headers)
         return error
     if fault.kind == "server_error":

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
-from . import batch_api, catalog, guard, sse, wording
+from . import batch_api, betas, catalog, guard, sse, wording
 from .errors import APIError
 from .faults import as_error
 from .schema import parse
@@ -55,6 +56,15 @@ class HttpFront:
     calls: list[Call]
     rate_limits: RateLimiter | None
     batches: dict[str, Batch]
+    today: date | None
+
+    def day(self) -> date:
+        """The day the model table is read on: ``today`` when set (``ctxlab serve --date``),
+        else the simulated clock's day (docs: model-deprecations — a retired model's requests
+        fail, a deprecated one still answers)."""
+        if self.today is not None:
+            return self.today
+        return datetime.fromtimestamp(self.clock.epoch + self.clock.now, UTC).date()
 
     def handle(self, method: str, path: str, headers: dict[str, str],
                body: bytes | dict[str, Any]) -> SimResponse:
@@ -101,10 +111,11 @@ class HttpFront:
         self._authenticate(headers)
         if not headers.get("anthropic-version", "").strip():
             raise APIError(400, wording.MISSING_VERSION)
+        betas.read(headers)  # an unknown beta is refused on every route
         if self.rate_limits is not None:
             self.rate_limits.admit("batches" if batches else "messages", self.clock.now)
         if listing:
-            return self._answer(route, catalog.answer(route, query))
+            return self._answer(route, catalog.answer(route, query, self.day()))
         if batches:
             created = method == "POST" and route == batch_api.ROUTE
             found = batch_api.answer(self, method, route, query, headers,

@@ -71,8 +71,10 @@ class Bucket:
         return self.level
 
     def wait(self, now: float) -> float:
-        """Seconds until the bucket holds one unit again (0 when it does)."""
-        return max(0.0, (1 - self.refill(now)) * 60 / self.capacity)
+        """Seconds until the bucket holds one unit again (0 when it does, to a microsecond:
+        refills in steps must not leave a rounding error's wait)."""
+        wait = (1 - self.refill(now)) * 60 / self.capacity
+        return wait if wait > 1e-6 else 0.0
 
     def full_at(self, now: float) -> float:
         """When the bucket is full again."""
@@ -116,11 +118,11 @@ class RateLimiter:
         bucket.refill(now)
         bucket.level = min(bucket.level, 1 - retry_after * bucket.capacity / 60)
 
-    def refusal(self, name: str, retry_after: float) -> APIError:
-        """The 429 for the bucket ``name``, waiting ``retry_after`` seconds."""
+    def refusal(self, name: str, retry_after: int) -> APIError:
+        """The 429 for the bucket ``name``, waiting ``retry_after`` whole seconds."""
         message = wording.RATE_LIMITED.format(org=ORG, limit=self.buckets[name].capacity,
                                               unit=_UNITS[name])
-        return APIError(429, message, headers={"retry-after": f"{retry_after:g}"})
+        return APIError(429, message, headers={"retry-after": str(retry_after)})
 
     def headers(self, family: str, now: float, stamp: Callable[[float], str]) -> dict[str, str]:
         """The ``anthropic-ratelimit-*`` headers for a response at ``now``."""

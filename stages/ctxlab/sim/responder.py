@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
 
+from .covers import covers
 from .instance import instance
 
 
@@ -92,16 +92,6 @@ class Reply:
     stop_reason: str | None = None
 
 
-def _names(name: Any, text: str) -> bool:
-    """Whether ``text`` names the tool ``name`` (as written, or with spaces for ``_``/``-``)."""
-    if not isinstance(name, str) or not name:
-        return False
-    lowered = text.casefold()
-    spaced = re.sub(r"[_-]+", " ", name).casefold()
-    return any(re.search(rf"(?<!\w){re.escape(form)}(?!\w)", lowered)
-               for form in {name.casefold(), spaced})
-
-
 class Responder(Protocol):
     """Anything that can answer a ModelView."""
 
@@ -116,8 +106,9 @@ class EchoResponder:
     """A trivial deterministic responder: says what it received.
 
     It is what the simulator uses when no agent is plugged in. It calls a tool only when the
-    last user text names an offered tool (``get_weather`` or "get weather") and is not an answer
-    to tool calls, with an input built from the tool's schema and the numbers and words of that
+    last user text asks for an offered custom tool (``covers``: names it, or asks about its
+    subject, as "What is the weather in SF?" does for ``get_weather``) and is not an answer to
+    tool calls, with an input built from the tool's schema and the numbers and words of that
     text; so "use add for 2 and 3" calls ``add`` with 2 and 3, and the results get a text reply.
     """
 
@@ -135,7 +126,7 @@ class EchoResponder:
             note = f"Reading the request {view.digest[:8]}."
             content.append({"type": "thinking", "thinking": note})
         content.append({"type": "text", "text": " ".join(parts)})
-        named = [t for t in view.tools if not n_results and _names(t.get("name"), said)]
+        named = [t for t in view.tools if not n_results and covers(t, said)]
         if named and view.offers(named[0]["name"]):
             schema = named[0].get("input_schema") or {"type": "object"}
             value = instance(schema, [said])

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import models
-from . import definitions, images, options, wording
+from . import betas as beta_header
+from . import definitions, fields, images, options, server_tools, wording
 from .errors import APIError, invalid
 
 BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
@@ -26,6 +27,8 @@ BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "thinking": {"thinking": str, "signature": str},
     "redacted_thinking": {"data": str},
     "compaction": {},
+    "server_tool_use": {"id": str, "name": str, "input": dict},
+    **{result: {"tool_use_id": str} for result in server_tools.RESULT.values()},
 }
 RESULT_CONTENT_TYPES = ("text", "image", "document")
 SOURCE_FIELDS = {"base64": ("media_type", "data"), "url": ("url",), "text": ("data",)}
@@ -34,7 +37,7 @@ TOP_LEVEL = {
     "model", "messages", "max_tokens", "system", "tools", "tool_choice", "thinking", "stream",
     "cache_control", "context_management", "metadata", "temperature", "top_p", "top_k",
     "stop_sequences", "service_tier", "output_config", "speed", "inference_geo", "diagnostics",
-    "thread", "output_format",
+    "thread", "output_format", "container", "fallbacks", "fallback_credit_token",
 }
 CONTEXT_BETAS = ("context-management-2025-06-27", "compact-2026-01-12")
 STRUCTURED_BETA = "structured-outputs-"
@@ -180,6 +183,10 @@ def _tools(raw: Any) -> list[dict[str, Any]]:
     for k, tool in enumerate(raw):
         _expect(tool, dict, f"tools.{k}")
         _require(tool, "name", str, f"tools.{k}")
+        if tool.get("type") is not None and tool["type"] not in server_tools.TYPES:
+            raise invalid(wording.UNKNOWN_TAG.format(
+                path=f"tools.{k}", tag=tool["type"],
+                expected=", ".join(f"'{t}'" for t in server_tools.TYPES)))
         if "type" not in tool or tool.get("type") == "custom":
             _require(tool, "input_schema", dict, f"tools.{k}")
         _check_cache_control(tool.get("cache_control"), f"tools.{k}.cache_control")
@@ -231,12 +238,13 @@ def parse(body: Any, headers: dict[str, str], *, count_only: bool = False) -> Re
         if output_config.get("effort") is not None:
             _expect(output_config["effort"], str, "output_config.effort")
         definitions.check_output_format(output_config.get("format"), "output_config.format")
-    betas = frozenset(b.strip() for b in headers.get("anthropic-beta", "").split(",") if b.strip())
+    betas = beta_header.read(headers)
     if "output_format" in body:  # the structured-outputs beta's form of output_config.format
         if not any(b.startswith(STRUCTURED_BETA) for b in betas):
             raise invalid(wording.EXTRA_INPUT.format(field="output_format"))
         definitions.check_output_format(body["output_format"], "output_format")
     options.shape(body, betas)
+    fields.check(body, betas)
     management = body.get("context_management")
     if management is not None:
         if not betas & set(CONTEXT_BETAS):  # R27

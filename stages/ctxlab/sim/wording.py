@@ -104,6 +104,14 @@ LONE_SURROGATE = "There was an error parsing the body: lone surrogate in a strin
 TOO_DEEP = "There was an error parsing the body: nesting deeper than {limit} levels"
 THREAD_UNSUPPORTED = ("thread: this server keeps no conversation state; send the full "
                       "conversation without `thread`")
+# anthropic-beta — 3P-LIVE (sim/betas.py names the reports)
+UNKNOWN_BETA = ("Unexpected value(s) {values} for the `anthropic-beta` header. Please consult our "
+                "documentation at docs.anthropic.com or try again without the header.")
+# Server-side fallbacks (SDK docstring of ``fallbacks``; texts OURS) and fallback credit
+FALLBACK_MODEL = "fallbacks.{i}.model: {model} cannot serve as a fallback"
+FALLBACK_SAME = "fallbacks.{i}.model: a fallback must differ from the requested model"
+FALLBACK_CREDIT = ("fallback_credit_token: no refusal issued this token (this server's model "
+                   "never declines a request)")
 # Schema errors: pydantic-style wording, as the API uses
 FIELD_REQUIRED = "{path}: Field required"
 WRONG_TYPE = "{path}: Input should be {expected}"
