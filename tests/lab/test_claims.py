@@ -74,3 +74,8 @@ def test_chinese_templates_and_named_values(zh: None) -> None:
                           zh="{n} 次请求里有 {a} 个断点", n=144)
     assert text == "144 次请求里有 143 个断点"
     assert claims.say("{x} of {y}", "{y} 中的 {x}", x=1, y=("all", "全部")) == "全部 中的 1"
+
+
+def test_a_value_may_share_a_parameters_name(en: None) -> None:
+    assert claims.zero("", 0, kind="invalid_request_error", en="{kind}: {a} errors",
+                       zh="{kind}：{a} 个错误") == "invalid_request_error: 0 errors"

@@ -25,6 +25,7 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 from test_rot_lesson import lesson as _context_rot_lesson
 from traitlets import default
 
@@ -133,6 +134,26 @@ def _self_check_in_chinese(nb: nbformat.NotebookNode, path: Path) -> None:
 
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+FLIPPED = """
+import dataclasses
+iso = dataclasses.replace(iso, peak_occupancy=inline.peak_occupancy + 0.1)  # flipped
+"""
+
+
+@pytest.mark.xdist_group("07_isolation")
+def test_a_flipped_value_fails_the_notebook() -> None:
+    """A lesson is asserted as it is stated (``ctxlab.claims``): notebook 07 with the lead's
+    peak occupancy injected above the inline run's, just before its self-check, stops with
+    ``ClaimFailed`` instead of printing that isolation bought a smaller peak."""
+    path = NOTEBOOKS / "07_isolation.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    at = next(i for i, cell in enumerate(nb.cells) if "claims.less(" in cell.source
+              and "iso.peak_occupancy" in cell.source)
+    nb.cells.insert(at, nbformat.v4.new_code_cell(FLIPPED))
+    with pytest.raises(CellExecutionError, match="ClaimFailed"):
+        execute(path, nb)
 
 
 def _naive_cut_orphans_and_safe_cut_holds(printed: str) -> None:

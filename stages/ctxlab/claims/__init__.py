@@ -38,7 +38,7 @@ def say(en: str, zh: str, **values: Any) -> str:
     return (zh if lang == "zh" else en).format(**{k: pick(v, lang) for k, v in values.items()})
 
 
-def claim(kind: str, a: Any, b: Any = None, *, what: Text = "", a_name: Text = "",
+def claim(kind: str, a: Any, b: Any = None, /, *, what: Text = "", a_name: Text = "",
           b_name: Text = "", fmt: str = "{}", tolerance: float = 0.1, en: str | None = None,
           zh: str | None = None, **values: Any) -> str:
     """The sentence stating relation ``kind`` of ``a`` (and ``b``), in the notebook's
