@@ -59,7 +59,8 @@ FIGURE = re.compile("|".join(FIGURES), re.I)
 # --- comparisons of measured quantities ---------------------------------------------------------
 MEASURE = (r"(?:cost|costs|bill|price|dollars?|tokens?|share|rate|accuracy|occupancy|misses|"
            r"calls?|requests?|reads?|breakpoints?|latency|score)")
-MEASURE_ZH = r"(?:成本|账单|花费|费用|价格|token|占比|比例|命中率|准确率|占用|遗漏|调用|请求|读取|断点|美元)"
+MEASURE_ZH = (r"(?:成本|账单|花费|费用|价格|token|占比|比例|命中率|准确率|占用|遗漏|调用|请求|读取|"
+              r"断点|美元)")
 PRICED = re.compile(r"\b(?:cheaper|costlier|dearer|more expensive|less expensive)\b|更省|更便宜|"
                     r"(?<!占)便宜了|更贵|贵了")
 """Comparisons that are about a measured cost by themselves."""
@@ -83,8 +84,8 @@ ALLOWED: list[tuple[str, str]] = [
     (r"4\s?[–-]\s?15\s?[×倍]", "§11.2: what sub-agents cost in tokens"),
     (r"79\s?%", "§11.6: the share of multi-agent failures that are specification/alignment"),
     (r"(?:about|约|只占) ?5\s?%", "§9.7: the share of the work that calling the model is"),
-    (r"(?:at|passes|超过|过了|窗口的) 80\s?%|80\s?% (?:of|的)", "§14 stage 2: the trigger the guide "
-     "starts from"),
+    (r"(?:at|passes|超过|过了|窗口的) 80\s?%|80\s?% (?:of|的)",
+     "§14 stage 2: the trigger the guide starts from"),
     (r"\b(?:1\.25|0\.1)\s?[×x倍]|2 倍价|十分之一|12\.5|200\s?[×倍]", "API notes §1.7: the "
      "documented price multipliers (a read a tenth, a write 1.25×), §6.5's quoted '200×'"),
     (r"about 1\s?× the tokens|约 ?1 ?倍", "§11.5: what skills cost in tokens"),
