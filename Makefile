@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test reliability clients peers lab lint clean
+.PHONY: demo test reliability clients peers lab book book-check lint clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11+ is required")'
@@ -55,6 +55,21 @@ lab: $(STAMP)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,lab]'
 	@echo "中文读者：中文版 notebook 在 notebooks/zh-CN/（Jupyter 左侧文件栏里打开 zh-CN 文件夹）"
 	@$(BIN)/jupyter lab notebooks/
+
+# The workbook as a site, English and Chinese (docs/book/sources.toml): notebooks executed as
+# `make test` runs them, into build/book (open build/book/index.html). A second build with no
+# change executes nothing. book-check opens every page in headless Chromium (Debian's chromium
+# and chromium-driver) and searches both languages.
+BOOKSTAMP := $(VENV)/.book-installed
+$(BOOKSTAMP): pyproject.toml $(STAMP)
+	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,book]'
+	@touch $(BOOKSTAMP)
+
+book: $(BOOKSTAMP)
+	@$(BIN)/python -m ctxlab.book
+
+book-check: book
+	@CTXLAB_BOOK=$(CURDIR)/build/book $(BIN)/python -m pytest -q -p no:xdist tests/book
 
 lint: $(STAMP)
 	@$(BIN)/ruff check --quiet .

@@ -104,12 +104,14 @@ def test_every_snippet_runs(reference: None, page: Path, n: int, code: str) -> N
     exec(compile(code, f"{page.name}[{n}]", "exec"), {"__name__": "__snippet__"})
 
 
-def test_stage_1_q3_quotes_the_tool_result_share_of_its_figure(reference: None) -> None:
+def test_stage_1_q3_says_what_its_figure_shows(reference: None) -> None:
+    """Q3 states no figure in its prose (tests/meta/test_prose_figures.py); what it says of its
+    figure holds: the long task's rejected request is past the guide's 70–80 % (§2.2)."""
     from ctxlab import plots
 
     run = runner.run(1, "long-task")
     last = run.records[-1]
     parts = plots.composition(run.messages[: last.messages], model=last.model)
-    share = round(100 * parts["tool_result"] / sum(parts.values()))
+    assert parts["tool_result"] / sum(parts.values()) > 0.8
     q3 = PAGES[0].read_text(encoding="utf-8").split("## Q3.", 1)[1].split("## Q4.", 1)[0]
-    assert f"and {share} % of the long task's rejected request" in " ".join(q3.split())
+    assert "shows how far past that an agent can go" in " ".join(q3.split())

@@ -1,9 +1,14 @@
 """Every notebook runs headless, top to bottom, and is stored without outputs (DESIGN §2).
 
-Each notebook is executed by nbclient in a fresh kernel started with this interpreter
+Each notebook, English and its Chinese twin (notebooks/zh-CN/, the same code cells), is
+executed by nbclient in a fresh kernel started with this interpreter
 (``sys.executable``): the kernel spec comes from the installed ipykernel, never from a
 ``python3`` kernel spec that happens to be registered elsewhere on the machine. The kernel
 inherits the environment, so ``pytest --impl stages`` runs the notebooks on your workbook.
+It starts in the notebook's folder, as Jupyter does, and that folder is what makes a twin
+print its computed sentences in Chinese (``ctxlab.claims.language``); the twin's runs are the
+English notebook's, shared through ``ctxlab.runcache``. Every claim a notebook states is
+asserted as it runs (``ctxlab.claims``): a lesson its run does not bear out fails here.
 """
 
 from __future__ import annotations
@@ -20,14 +25,16 @@ import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError
 from test_rot_lesson import lesson as _context_rot_lesson
 from traitlets import default
 
 from ctxlab.workbook.layout import STAGES
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
-PATHS = sorted(NOTEBOOKS.glob("*.ipynb"))  # the English ones: zh-CN/ twins share their code
-# cells and are checked, not run, by `ctxlab workbook check` (tests/meta/test_notebook_twins.py)
+ENGLISH = sorted(NOTEBOOKS.glob("*.ipynb"))
+TWINS = sorted((NOTEBOOKS / "zh-CN").glob("*.ipynb"))  # same code cells: `ctxlab workbook check`
+PATHS = ENGLISH + TWINS
 TIMEOUT = 120  # seconds per cell; a whole notebook takes from a few seconds to half a minute
 
 SAME_PYTHON = f"""
@@ -46,11 +53,17 @@ class ThisPythonKernel(AsyncKernelManager):
 
 
 def test_there_is_a_notebook_per_stage() -> None:
-    names = {p.name for p in PATHS}
+    names = {p.name for p in ENGLISH}
     assert {"00_tour.ipynb", *(f"{s.notebook}.ipynb" for s in STAGES)} <= names
+    assert [p.name for p in TWINS] == [p.name for p in ENGLISH]
 
 
-@pytest.mark.parametrize("path", PATHS, ids=[p.stem for p in PATHS])
+def name(path: Path) -> str:
+    """``04_summarize`` or ``zh-CN/04_summarize``."""
+    return path.relative_to(NOTEBOOKS).with_suffix("").as_posix()
+
+
+@pytest.mark.parametrize("path", PATHS, ids=[name(p) for p in PATHS])
 def test_stored_without_outputs(path: Path) -> None:
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
@@ -59,12 +72,14 @@ def test_stored_without_outputs(path: Path) -> None:
     assert not dirty, f"{path.name}: clear the outputs of cells {dirty} before committing"
 
 
-def execute(path: Path) -> tuple[nbformat.NotebookNode, float]:
-    """Run a notebook top to bottom in a fresh kernel; the executed notebook and the seconds."""
-    nb = nbformat.read(path, as_version=4)
+def execute(path: Path, nb: nbformat.NotebookNode | None = None
+            ) -> tuple[nbformat.NotebookNode, float]:
+    """Run a notebook (``path``'s, or ``nb`` as if it were there) top to bottom in a fresh
+    kernel started in its folder; the executed notebook and the seconds."""
+    nb = nbformat.read(path, as_version=4) if nb is None else nb
     nb.cells.insert(0, nbformat.v4.new_code_cell(SAME_PYTHON))
     client = NotebookClient(nb, kernel_name="python3", kernel_manager_class=ThisPythonKernel,
-                            timeout=TIMEOUT, resources={"metadata": {"path": str(NOTEBOOKS)}})
+                            timeout=TIMEOUT, resources={"metadata": {"path": str(path.parent)}})
     started = time.monotonic()
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
     return nb, time.monotonic() - started
@@ -72,9 +87,11 @@ def execute(path: Path) -> tuple[nbformat.NotebookNode, float]:
 
 # Each notebook may run on its own worker (tests/conftest.py). pytest-xdist starts modules of
 # many tests first, so the notebooks find those modules' runs shared (ctxlab.runcache); among
-# the notebooks, the largest first, so that the last one to start is a short one.
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem, marks=pytest.mark.xdist_group(
-    p.stem)) for p in sorted(PATHS, key=lambda p: -p.stat().st_size)])
+# the notebooks, the largest first, so that the last one to start is a short one; a twin runs
+# on its English notebook's worker, after it, and finds its runs shared.
+@pytest.mark.parametrize("path", [pytest.param(p, id=name(p), marks=pytest.mark.xdist_group(
+    p.stem)) for p in sorted(PATHS, key=lambda p: (-(NOTEBOOKS / p.name).stat().st_size,
+                                                     p.parent != NOTEBOOKS))])
 def test_runs_headless(path: Path) -> None:
     nb, elapsed = execute(path)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
@@ -82,11 +99,61 @@ def test_runs_headless(path: Path) -> None:
     images = [o for o in outputs if "image/png" in o.get("data", {})]
     if "plots." in "".join(cell.source for cell in nb.cells):
         assert images, f"{path.name} draws charts but no image came out"
-    print(f"{path.name}: {elapsed:.1f} s, {len(images)} charts", file=sys.stderr)
+    print(f"{name(path)}: {elapsed:.1f} s, {len(images)} charts", file=sys.stderr)
     printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
     shown = printed + "".join(o.get("data", {}).get("text/plain", "") for o in outputs)
     assert "``" not in shown, f"{path.name} shows reStructuredText's ``literal`` marks"
-    LESSONS.get(path.stem, lambda _: None)(printed)
+    if path.parent == NOTEBOOKS:
+        LESSONS.get(path.stem, lambda _: None)(printed)
+    else:
+        _self_check_in_chinese(nb, path)
+
+
+SELF_CHECK = re.compile(r"^##[^\n]*自检", re.M)  # a twin's self-check heading
+ENGLISH_SENTENCE = re.compile(r"[A-Za-z][a-z]+(?:[ ,;:'’-]+[A-Za-z][a-z]*){4,}")
+"""Five English words in a row: a sentence, not a term (`chat-heavy`, `stage 5, no band`)."""
+ENGLISH_WORDS = re.compile(r"[A-Za-z][a-z]+(?:[ ,;:'’-]+[A-Za-z][a-z]*){2,}")
+"""Three in a row, on a line with no Chinese at all: a table row of names and figures passes."""
+
+
+def _self_check_in_chinese(nb: nbformat.NotebookNode, path: Path) -> None:
+    """A Chinese twin answers its self-check in Chinese: every line its self-check cells
+    print holds Chinese and no English sentence."""
+    start = next((i for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+                  and SELF_CHECK.search(cell.source)), None)
+    if start is None:  # the tour asks no questions
+        assert path.stem == "00_tour", f"{name(path)}: no self-check heading"
+        return
+    lines = [line for cell in nb.cells[start:] if cell.cell_type == "code"
+             for o in cell.outputs if o.output_type == "stream" for line in
+             o.text.splitlines() if line.strip()]
+    assert lines, f"{name(path)}: the self-check printed nothing"
+    english = [line for line in lines if ENGLISH_SENTENCE.search(line)
+               or not CJK.search(line) and ENGLISH_WORDS.search(line)]
+    assert not english, f"{name(path)}: self-check lines not in Chinese: {english[:3]}"
+
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+FLIPPED = """
+import dataclasses
+iso = dataclasses.replace(iso, peak_occupancy=inline.peak_occupancy + 0.1)  # flipped
+"""
+
+
+@pytest.mark.xdist_group("07_isolation")
+def test_a_flipped_value_fails_the_notebook() -> None:
+    """A lesson is asserted as it is stated (``ctxlab.claims``): notebook 07 with the lead's
+    peak occupancy injected above the inline run's, just before its self-check, stops with
+    ``ClaimFailed`` instead of printing that isolation bought a smaller peak."""
+    path = NOTEBOOKS / "07_isolation.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    at = next(i for i, cell in enumerate(nb.cells) if "claims.less(" in cell.source
+              and "iso.peak_occupancy" in cell.source)
+    nb.cells.insert(at, nbformat.v4.new_code_cell(FLIPPED))
+    with pytest.raises(CellExecutionError, match="ClaimFailed"):
+        execute(path, nb)
 
 
 def _naive_cut_orphans_and_safe_cut_holds(printed: str) -> None:

@@ -12,7 +12,8 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
 - ``plot_thrash``: repeated tool calls over the turns (§12.2).
 - ``RerunPanel``: a slider, a dropdown and a button that rerun a stage and redraw.
 - ``outline``: a history as a table, one row per message, with its API rounds (§9.2).
-- ``run_recorded``: a run plus every tool call with its result, for ``thrash_report``.
+- ``run_recorded``: a run plus every tool call with its result, for ``thrash_report``;
+  ``run_viewed``: a run plus every request the agent saw (both shared like runs).
 - ``plot_offloads`` / ``plot_refetch``: what stage 3 put on disk, and re-reads against
   recovery reads (§3.2, §7.4).
 - ``plot_layers`` / ``plot_thresholds``: which layer fired when and what it freed; where the
@@ -28,7 +29,7 @@ the counts are cl100k_base, a stand-in for Claude's tokenizer (``ctxlab.tokens.C
 from .band import plot_occupancy
 from .bill import bill_label, plot_bill
 from .cache import CacheSeries, Reuse, cache_series, plot_cache, plot_prefix_reuse, prefix_reuse
-from .calls import Call, CallRecorder, calls_from_views, run_recorded
+from .calls import Call, CallRecorder, calls_from_views, run_recorded, run_viewed
 from .composition import (
     KINDS,
     composition,
@@ -62,5 +63,5 @@ __all__ = [
     "plot_composition_over_turns", "plot_context", "plot_estimate_error", "plot_layers",
     "plot_occupancy", "plot_offloads", "plot_prefix_reuse", "plot_refetch", "plot_thrash",
     "plot_thresholds",
-    "prefix_reuse", "recovery_reads", "run_recorded", "thrash_series",
+    "prefix_reuse", "recovery_reads", "run_recorded", "run_viewed", "thrash_series",
 ]

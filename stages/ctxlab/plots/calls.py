@@ -8,10 +8,10 @@ pairs each ``tool_use`` with its ``tool_result`` across all of them, in the orde
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ctxlab import runner, scenarios
+from ctxlab import runcache, runner, scenarios
 from ctxlab.brain import Brain
 from ctxlab.sim import ModelView, Reply, Responder, Simulator
 
@@ -69,12 +69,25 @@ def calls_from_views(views: list[ModelView]) -> list[Call]:
             for use_id, (name, tool_input) in uses.items() if use_id in results]
 
 
+def run_viewed(stage: int | None, scenario: str, *, seed: int = 0,
+               **options: Any) -> tuple[runner.RunResult, list[ModelView]]:
+    """``runner.run`` with a recording agent: the result and every request the agent saw,
+    shared like a run (``ctxlab.runcache``) when the options are plain data."""
+
+    def compute() -> tuple[runner.RunResult, list[ModelView]]:
+        given = dict(options)
+        brain_options = given.pop("brain_options", None) or {}
+        recorder = CallRecorder(Brain(scenarios.load(scenario), seed=seed, **brain_options))
+        result = runner.run(stage, scenario, seed=seed, simulator=Simulator(responder=recorder),
+                            **given)
+        return result, recorder.views
+
+    return runcache.remembered(["viewed", stage, scenario, seed, sorted(options.items())],
+                               compute, lambda done: (replace(done[0], session=None), done[1]))
+
+
 def run_recorded(stage: int | None, scenario: str, *, seed: int = 0,
                  **options: Any) -> tuple[runner.RunResult, list[Call]]:
     """``runner.run`` with a recording agent: the result and every call with its result."""
-    plan = scenarios.load(scenario)
-    brain_options = options.pop("brain_options", None) or {}
-    recorder = CallRecorder(Brain(plan, seed=seed, **brain_options))
-    result = runner.run(stage, scenario, seed=seed, simulator=Simulator(responder=recorder),
-                        **options)
-    return result, calls_from_views(recorder.views)
+    result, views = run_viewed(stage, scenario, seed=seed, **options)
+    return result, calls_from_views(views)
