@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from ctxlab.ladder import HOLDS, LADDER, PITFALL, VARIANTS, Cell, Verdict, markdown, report
+from ctxlab.ladder.core import NOT_SHOWN
+from ctxlab.ladder.table import SEEDED
 from ctxlab.workbook.layout import repo_root
 
 IDS = ("estimate-bias", "overflow", "orphan-tool-result", "thrash", "read-exemption-loop",
@@ -23,9 +25,11 @@ def test_one_rung_per_guide_pitfall() -> None:
 
 @pytest.mark.parametrize("rung", LADDER, ids=lambda r: r.id)
 def test_each_rung_has_a_pitfall_and_a_fix(rung) -> None:
+    """Every rung shows its pitfall somewhere; its fix holds, unless the rung is judged over
+    seeds and the paired test did not show it (``not shown``, an outcome, not a gap)."""
     statuses = set(rung.cells.values())
     assert PITFALL in statuses
-    assert HOLDS in statuses, rung.cells
+    assert HOLDS in statuses or rung.id in SEEDED and NOT_SHOWN in statuses, rung.cells
 
 
 def test_cells_parse_and_variants_are_documented_options() -> None:

@@ -22,6 +22,7 @@ from .evidence import pct
 
 EDGE = 0.50  # the band's lower edge, as a share of the window (§4.6)
 FIXED_IN = 5
+SEEDS = paired.SEEDS  # the seeds the rung judges (notebook 08 names them)
 
 
 def _misses(cell: Cell, seed: int) -> list[dict[str, Any]]:

@@ -47,8 +47,8 @@ LADDER: tuple[Rung, ...] = (
          {"1": P, "2": P, "3:no-per-message-budget": P, "3": H, "4": H, "5": H},
          c.parallel_explosion),
     Rung("context-rot", "§4", 5, "past the band the model stops finding what is in view: it "
-         "fetches facts it holds again", {"1": N, "2": P, "3": P, "4": P, "5:no-band": P,
-                                            "5": H}, r.context_rot,
+         "fetches facts it holds again", {"1": N, "2": P, "3": U, "4": U, "5:no-band": U,
+                                            "5": U}, r.context_rot,
          lacks={1: "stage 1 has no layer: the long task's window overflows (rung overflow) "
                    "before a fact is sought past the band"}),
     Rung("history-fills-window", "§14 stage 3", 4, "many small turns fill the window: "
