@@ -76,7 +76,7 @@ def test_grade_s_next_step_in_chinese() -> None:
     rows = [grade.Row(1, "exercise 1.2 estimate_tokens()", grade.TODO,
                       "stages/s1_loop/estimate.py: still a stub")]
     assert next_step(rows, zh=True) == ("下一步：练习 1.2 estimate_tokens()（TODO）："
-                                        "stages/s1_loop/estimate.py：还是存根"
+                                        "stages/s1_loop/estimate.py：还是桩代码"
                                         " —— 卡住了？运行 `ctxlab hint 1.2`")
     assert next_step(rows) .startswith("Next: exercise 1.2 estimate_tokens() (todo)")
     assert next_step([grade.Row(1, "exercise 1.2 f()", grade.DONE, "")], zh=True) \

@@ -84,7 +84,7 @@ def next_step(rows: list[grade.Row], zh: bool = False) -> str:
     if zh:
         item = todo.item.replace("exercise ", "练习 ", 1).replace("pitfall ", "坑 ", 1)
         hint = f" —— 卡住了？运行 `ctxlab hint {number}`" if number else ""
-        detail = (todo.detail.replace(f": {grade.STUB}", "：还是存根")
+        detail = (todo.detail.replace(f": {grade.STUB}", "：还是桩代码")
                   .replace(grade.NO_TEST, "没有跑到任何评分测试"))
         needs = re.fullmatch(grade.NEEDS.format("(.+)"), detail)
         if needs:
