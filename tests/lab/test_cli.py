@@ -145,3 +145,23 @@ def test_every_hint_is_printed_verbatim(width: int) -> None:
         for level, text in enumerate(texts, start=1):
             assert _panel_words(exercise, level, text, width) == " ".join(text.split()), (
                 f"hint {exercise}/{level} is not printed as written")
+
+
+@pytest.mark.parametrize(("argv", "meant"), [
+    (["rnu"], "'run'"), (["grdae"], "'grade'"), (["workbook", "chek"], "'check'"),
+])
+def test_a_mistyped_command_gets_a_did_you_mean(argv: list[str], meant: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"invalid choice: {argv[-1]!r}; did you mean {meant}?"), err
+
+
+def test_a_command_like_no_other_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["xyzzy"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "did you mean" not in err and "choose from" in err and "'run'" in err
