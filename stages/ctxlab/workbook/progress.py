@@ -26,7 +26,9 @@ def passed() -> set[str]:
 
 def remember(numbers: Iterable[str]) -> None:
     """Add these exercises to the ones that have passed."""
-    _store(passed() | set(numbers))
+    known, new = passed(), set(numbers)
+    if not new <= known:
+        _store(known | new)
 
 
 def forget(numbers: Iterable[str]) -> None:
