@@ -16,7 +16,9 @@ The options of ``grep``, ``ls``, ``wc``, ``cat``, ``head`` and ``tail`` are read
 programs read them (``options``: ``--der``, ``-d rec``, ``-e -- -R``); another program's
 words are matched against the spellings above, ``--`` included.
 
-Guard rails against a model's mistakes, not a security boundary (see ``sandbox``).
+Guard rails against a model's mistakes, not a security boundary (see ``sandbox``). Nothing
+here opens a file that could block: a list of names that is not a regular file (a named pipe)
+is refused unread.
 """
 
 from __future__ import annotations
