@@ -139,3 +139,12 @@ def test_as_root_each_command_gets_a_pids_group(tmp_path: Path, jailed: Run) -> 
     group = Path(command[3])
     assert done.returncode == 0
     assert (group / "pids.max").read_text().strip() == str(32 + 3)
+
+
+def test_ci_installs_bubblewrap_and_requires_the_jail() -> None:
+    """``.ci/run`` installs bubblewrap when it is missing and exports the flag that turns a
+    missing jail into a failure, before any test runs."""
+    script = (REPO / ".ci" / "run").read_text()
+    flag = script.index(f"export {probe_module.REQUIRE_ENV}=1")
+    assert "apt-get install -y -qq bubblewrap" in script
+    assert flag < script.index("make test") and flag < script.index("make reliability")
