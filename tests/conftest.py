@@ -9,15 +9,24 @@ import pytest
 
 from ctxlab import runcache
 
+TERMINAL = {"COLUMNS": "80", "LINES": "25", "TTY_COMPATIBLE": "0"}
+"""The terminal every test sees, whatever the caller's (``COLUMNS=100 make test``, a wide
+window, ``pytest -s`` on a TTY): rich and argparse take the width from ``COLUMNS`` before the
+terminal, and ``TTY_COMPATIBLE=0`` tells rich its output is not a terminal. Subprocesses
+inherit it (and pytest's own report is 80 columns wide). A test of another width or of a
+terminal sets its own (monkeypatch, a pty)."""
+
 
 def pytest_configure(config: pytest.Config) -> None:
-    """English for the learner-facing lines (hints, grade's next step), and one folder of
+    """English for the learner-facing lines (hints, grade's next step), an 80-column
+    terminal that is not one (``TERMINAL``), and one folder of
     shared runs for the session (``ctxlab.runcache``), made before the
     pytest-xdist workers start so that they, and the notebooks' kernels, inherit it. A session
     started inside another (``ctxlab grade`` in a test) uses its parent's."""
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's (a no-op without it)")
     os.environ["CTXLAB_LANG"] = "en"  # learner-facing lines in English whatever the locale;
     # tests that read them in Chinese set CTXLAB_LANG=zh themselves (monkeypatch)
+    os.environ.update(TERMINAL)
     config.addinivalue_line("markers", "reliability: a heavy check of the lab bench that grades "
                             "nothing a learner writes; `make reliability` runs it, `make test` "
                             "does not (tests/reliability/ is marked whole)")
@@ -78,3 +87,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for line in ("warning: pytest-xdist ignored the xdist_group marks with this pytest",
                      "(pytest-xdist issue 1386): install the pytest pyproject.toml names"):
             terminalreporter.write_line(line, yellow=True)
+
+
+@pytest.fixture
+def needs_jail() -> None:
+    """The OS jail (``ctxlab.jail``) must run here: skipped with the probe's reason where it
+    cannot, failed instead when ``CTXLAB_REQUIRE_JAIL=1`` (CI), so CI never skips it."""
+    from ctxlab import jail
+
+    status = jail.probe()
+    if not status.ok:
+        (pytest.fail if jail.required() else pytest.skip)(f"no jail here: {status.reason}")

@@ -1,27 +1,50 @@
 """The ``ctxlab`` command (DESIGN §6).
 
 Every subcommand lives in its own module under ``ctxlab.commands`` and registers itself here.
-Ordinary mistakes (an unknown scenario, a port in use, a bad option, an exercise not written
-yet) print one readable line and exit with status 2; anything else (a bug) prints one line too
-and exits with status 1; ``--debug`` shows the traceback instead.
+Ordinary mistakes (an unknown scenario, a port in use, a bad option, a mistyped command, an
+exercise not written yet, an error raised in the learner's own code) print one readable line
+and exit with status 2; anything else (a bug) prints one line too and exits with status 1;
+``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
+import re
 import sys
 from collections.abc import Sequence
 
 from rich.console import Console
 from rich.markup import escape
 
+from . import jail
 from .brain.retrieval import switched
 from .commands import COMMANDS, UserError
+from .workbook.blame import blame, describe
 from .workbook.router import FINDER, use
+
+INVALID_CHOICE = re.compile(r"invalid choice: '?(?P<value>[^'(]*?)'? "
+                            r"\(choose from (?P<choices>.*)\)$")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, with "did you mean" for a mistyped command or choice (``ctxlab
+    rnu``): the closest valid one, when one is close (difflib)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        match = INVALID_CHOICE.search(message)
+        if match is not None:
+            choices = [c.strip(" '") for c in match["choices"].split(",")]
+            close = difflib.get_close_matches(match["value"], choices, n=1)
+            if close:
+                message = (f"{message[:match.start()]}invalid choice: {match['value']!r}; "
+                           f"did you mean {close[0]!r}?")
+        super().error(message)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="ctxlab",
         description="Context Engineering Workbook: build an agent's context layer stage by "
                     "stage, offline, against a simulated Anthropic Messages API.",
@@ -43,33 +66,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with switched(getattr(args, "rot", "on") == "on"):  # --rot (commands.common)
             return int(args.run(args) or 0)
-    except (UserError, OSError) as error:
+    except (UserError, OSError, jail.Unavailable) as error:  # a jail CI requires is missing
         if args.debug:
             raise
-        Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False,
-                                   soft_wrap=True)
+        _say(f"[bold red]error:[/] {escape(str(error))}")
         return 2
     except KeyboardInterrupt:
         return 130
     except NotImplementedError as error:  # an unfinished exercise: its message names it
         if args.debug:
             raise
-        Console(stderr=True).print(
-            f"[bold red]error:[/] {escape(str(error).splitlines()[0] if str(error) else '')} — "
-            "your workbook is not finished there yet (`ctxlab grade` shows what is left; "
-            "`ctxlab hint N.M` helps)", highlight=False, soft_wrap=True)
+        _say(f"[bold red]error:[/] {escape(_first_line(error))} — your workbook is not finished "
+             "there yet (`ctxlab grade` shows what is left; `ctxlab hint N.M` helps)")
         return 2
     except Exception as error:  # a bug, not a mistake: still one line unless --debug
         if args.debug:
             raise
-        Console(stderr=True).print(
-            f"[bold red]internal error:[/] {escape(type(error).__name__)}: "
-            f"{escape(str(error).splitlines()[0] if str(error) else '')} "
-            "(run again with --debug for the traceback)", highlight=False, soft_wrap=True)
+        where = blame(error)
+        if where is not None:  # raised in (or through) the learner's own code: theirs to fix
+            helps = f"`ctxlab hint {where.exercise}` helps; " if where.exercise else ""
+            _say(f"[bold red]error:[/] {escape(describe(where, error))} ({helps}--debug shows "
+                 "the traceback)")
+            return 2
+        if isinstance(error, OSError):  # a file or a port: the user's to fix
+            _say(f"[bold red]error:[/] {escape(str(error))}")
+            return 2
+        _say(f"[bold red]internal error:[/] {escape(type(error).__name__)}: "
+             f"{escape(_first_line(error))} (run again with --debug for the traceback)")
         return 1
     finally:
         if FINDER.selection != selection:  # called in-process (tests, notebooks): put it back
             use(selection.impl, selection.stage, selection.chain)
+
+
+def _first_line(error: BaseException) -> str:
+    return str(error).splitlines()[0] if str(error) else ""
+
+
+def _say(markup: str) -> None:
+    """One line on stderr (a terminal narrower than it wraps it; nothing is cut)."""
+    Console(stderr=True).print(markup, highlight=False, soft_wrap=True)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,17 @@ Messages = list[dict[str, Any]]
 
 def naive_truncate(messages: Messages, estimate: Callable[[Messages], int], window: int,
                    *, ratio: float = 0.8, drop: int = 4) -> Messages:
-    """While ``estimate(messages)`` exceeds ``ratio × window``, drop the ``drop`` oldest
-    messages (the guide's ``messages.slice(4)``); never drop the last message. Returns a new
-    list."""
+    """While ``estimate(messages)`` exceeds ``ratio × window`` and more than ``drop``
+    messages remain, drop the ``drop`` oldest (the guide's ``messages.slice(4)``). Stop when
+    ``drop`` or fewer remain, even over the threshold: those are kept whole, so the last
+    message is never dropped. Returns a new list; ``messages`` is left as it was.
+
+    >>> def size(history): return 10 * len(history)  # 10 tokens a message
+    >>> len(naive_truncate([{}] * 12, size, window=10))  # 120 > 8, 80 > 8, 40 > 8: 4 left
+    4
+    >>> len(naive_truncate([{}] * 6, size, window=10))  # one drop of 4, then 2 remain
+    2
+    >>> len(naive_truncate([{}] * 3, size, window=10))  # 3 ≤ drop: nothing is dropped
+    3
+    """
     raise NotImplementedError("Exercise 2.1 — naive_truncate(): see notebooks/02_truncate.ipynb")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -119,7 +120,9 @@ def _panel_words(exercise: str, level: int, text: str, width: int) -> str:
     console = Console(record=True, width=width, color_system=None)
     console.print(hint_panel(exercise, level, text))
     lines = console.export_text().splitlines()[1:-1]  # drop the panel's top and bottom rule
-    return " ".join(" ".join(line.strip()[1:-1].split()) for line in lines).strip()
+    words = " ".join(" ".join(line.strip()[1:-1].split()) for line in lines).strip()
+    return re.sub(r"(?<=[\u4e00-\u9fff]) (?=[\u4e00-\u9fff])", "", words)  # a Chinese
+    # word may break over two lines with no space between (ctxlab.view.wrap)
 
 
 def test_the_last_hint_names_its_stage_solve_command_within_80_columns() -> None:
@@ -142,3 +145,23 @@ def test_every_hint_is_printed_verbatim(width: int) -> None:
         for level, text in enumerate(texts, start=1):
             assert _panel_words(exercise, level, text, width) == " ".join(text.split()), (
                 f"hint {exercise}/{level} is not printed as written")
+
+
+@pytest.mark.parametrize(("argv", "meant"), [
+    (["rnu"], "'run'"), (["grdae"], "'grade'"), (["workbook", "chek"], "'check'"),
+])
+def test_a_mistyped_command_gets_a_did_you_mean(argv: list[str], meant: str,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].endswith(f"invalid choice: {argv[-1]!r}; did you mean {meant}?"), err
+
+
+def test_a_command_like_no_other_lists_the_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["xyzzy"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "did you mean" not in err and "choose from" in err and "'run'" in err

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ctxlab.workbook import grade
+import json
+
+import pytest
+
+from ctxlab.cli import main
+from ctxlab.workbook import grade, progress
 from ctxlab.workbook.layout import stage
 
 
@@ -52,3 +57,25 @@ def test_a_test_stopped_by_another_exercise_names_that_exercise() -> None:
     assert rows["2.3"].status == grade.TODO
     assert rows["2.3"].detail == "needs exercise 2.4 first"
     assert rows["2.4"].detail == "valid.py: still a stub"
+
+
+def test_failing_before_it_ever_passed_then_regression_after(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A first wrong attempt is FAILING; REGRESSION is for an exercise that passed in an
+    earlier grade and broke since; a stage's reset makes it a first attempt again."""
+    monkeypatch.setattr(progress, "_state_file", lambda: tmp_path / "passed.json")
+    outcome = ["failed"]
+    monkeypatch.setattr(grade, "run_tests", lambda s, chain: [_test("2.1", outcome[0], None)])
+
+    def status() -> str:
+        assert main(["grade", "2", "--json"]) == 0
+        rows = json.loads(capsys.readouterr().out)["exercises"]
+        return next(r["status"] for r in rows if r["item"].startswith("exercise 2.1 "))
+
+    assert status() == grade.FAILING
+    outcome[0] = "passed"
+    assert status() == grade.DONE
+    outcome[0] = "failed"
+    assert status() == grade.REGRESSION
+    progress.forget(["2.1", "2.2"])  # what `ctxlab workbook reset 2` does
+    assert status() == grade.FAILING

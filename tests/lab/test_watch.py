@@ -12,7 +12,7 @@ from watchfiles import Change, PythonFilter
 
 from ctxlab.cli import main
 from ctxlab.commands import watch_cmd
-from ctxlab.workbook import grade
+from ctxlab.workbook import grade, progress
 from ctxlab.workbook.layout import impl_root, stage
 
 
@@ -23,9 +23,11 @@ def record(exercise: str, outcome: str, *, stub: bool = False) -> dict[str, Any]
 
 
 @pytest.fixture
-def graded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Grading without the pytest subprocess: exercise 1.1 done, 1.2 still a stub."""
+def graded(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[int]:
+    """Grading without the pytest subprocess: exercise 1.1 done, 1.2 still a stub (what
+    passed is kept aside, not in the checkout's ``.ctxlab``)."""
     calls: list[int] = []
+    monkeypatch.setattr(progress, "_state_file", lambda: tmp_path / "passed.json")
 
     def run_tests(s, chain="reference"):
         calls.append(s.number)

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 from rich.console import Console, RenderableType
 
-WIDTHS = (80, 160)
+WIDTHS = (80, 100, 160)
 
 
 def recording(width: int) -> Console:

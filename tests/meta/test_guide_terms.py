@@ -80,3 +80,28 @@ def headings() -> list[tuple[str, str]]:
 def test_every_notebook_heading_names_the_guide_term() -> None:
     bad = [(name, line) for name, line in headings() if untranslated([line])]
     assert not bad
+
+
+RIVALS = {"stub": ("存根",)}
+"""Other Chinese words for a glossary term, used nowhere: one idea, one word (a learner who
+meets 桩 in the README and 存根 in ``ctxlab grade`` would look for two things)."""
+
+
+def chinese_texts() -> dict[str, str]:
+    """Everything a Chinese reader reads: the Chinese READMEs and docs, the notebooks'
+    Chinese twins, the hints, and the bench's own lines (``ctxlab grade`` in Chinese)."""
+    paths = [ROOT / "README.zh-CN.md", *sorted((ROOT / "docs").glob("*.zh-CN.md")),
+             *sorted((ROOT / "notebooks" / "zh-CN").glob("*.ipynb")),
+             *(impl_root("solutions") / s.package / "hints.toml" for s in STAGES),
+             *sorted((ROOT / "stages" / "ctxlab").rglob("*.py"))]
+    return {str(p.relative_to(ROOT)): p.read_text(encoding="utf-8") for p in paths}
+
+
+@pytest.mark.parametrize("term", sorted(RIVALS))
+def test_one_chinese_word_for_each_term(term: str) -> None:
+    assert term in TERMS, f"{term} is not in README.md's glossary"
+    texts = chinese_texts()
+    assert len(texts) >= 10 and any(TERMS[term][0] in text for text in texts.values())
+    used = {name: rival for name, text in texts.items() for rival in RIVALS[term]
+            if rival in text}
+    assert not used, f"{term} is {TERMS[term][0]} (the glossary), not: {used}"

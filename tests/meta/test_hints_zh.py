@@ -8,14 +8,19 @@ import re
 import tomllib
 
 import pytest
+from rich.cells import cell_len
+from rich.console import Console
 
 from ctxlab.cli import main
 from ctxlab.commands.grade_cmd import next_step
+from ctxlab.commands.hint import hint_panel
 from ctxlab.workbook import grade, hints
 from ctxlab.workbook.lang import language
 from ctxlab.workbook.layout import STAGES, impl_root
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
+CLOSING = "。，、；：？！）」』》】〕〉”’…,;:?!)]}"  # Chinese typesetting: never a line's start
+CODE = re.compile(r"`[^`]+`|[A-Za-z_][\w.]*\w")  # a backticked span, a name
 CALL = re.compile(r"[\w.]+\(")  # a call as the hint writes it: session.create(, math.ceil(
 
 
@@ -71,8 +76,26 @@ def test_grade_s_next_step_in_chinese() -> None:
     rows = [grade.Row(1, "exercise 1.2 estimate_tokens()", grade.TODO,
                       "stages/s1_loop/estimate.py: still a stub")]
     assert next_step(rows, zh=True) == ("下一步：练习 1.2 estimate_tokens()（TODO）："
-                                        "stages/s1_loop/estimate.py：还是存根"
+                                        "stages/s1_loop/estimate.py：还是桩代码"
                                         " —— 卡住了？运行 `ctxlab hint 1.2`")
     assert next_step(rows) .startswith("Next: exercise 1.2 estimate_tokens() (todo)")
     assert next_step([grade.Row(1, "exercise 1.2 f()", grade.DONE, "")], zh=True) \
         .startswith("评到的都已完成")
+
+
+def test_every_chinese_hint_reads_at_80_columns() -> None:
+    """Printed at 80 columns (a CJK character takes two), no line starts with closing
+    punctuation, no backticked span or name is split over two lines, nothing is lost."""
+    for number, table in tables().items():
+        for level, text in enumerate(table["zh"]["hints"], 1):
+            console = Console(record=True, width=80, color_system=None)
+            console.print(hint_panel(number, level, text, zh=True))
+            lines = console.export_text().splitlines()
+            assert all(cell_len(line) <= 80 for line in lines), (number, level)
+            inside = [line[2:-2].rstrip() for line in lines[1:-1]]  # "│ " … " │"
+            where = f"{number} hint {level}:\n" + "\n".join(inside)
+            assert not [line for line in inside if line[:1] in CLOSING], where
+            shown = "\n".join(inside)
+            assert re.sub(r"\s", "", shown) == re.sub(r"\s", "", text), where
+            for token in set(CODE.findall(text)):
+                assert shown.count(token) == text.count(token), f"{token!r} split; {where}"

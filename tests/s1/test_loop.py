@@ -66,6 +66,45 @@ def test_loop_stops_after_max_turns(tmp_path) -> None:
     assert history[-1]["role"] == "user"  # stopped, tool results appended, not sent
 
 
+class Recorder:
+    """A context layer that records what the loop hands it: each hook gets the history (or
+    the new results) and the session; what it returns is what the loop must go on with."""
+
+    def __init__(self) -> None:
+        self.prepared: list[tuple[list, Session]] = []  # (the history it returned, session)
+        self.admitted: list[tuple[list, Session]] = []
+
+    def prepare(self, messages: list, session: Session) -> list:
+        history = list(messages)  # a new list: the loop must take it as the history
+        self.prepared.append((history, session))
+        return history
+
+    def admit(self, results: list, session: Session) -> list:
+        kept = [dict(r) for r in results]  # new blocks: the loop must append these
+        self.admitted.append((kept, session))
+        return kept
+
+
+def test_a_layer_gets_the_session_and_its_result_becomes_the_history() -> None:
+    """Stages 2–5 plug in here (``ctxlab.session.ContextLayer``): a loop that calls
+    ``layer.prepare(history)`` without the session, or drops what the layer returns, breaks
+    every later stage."""
+    plan = scenarios.load("bugfix-small")
+    calls: list = []
+    layer = Recorder()
+    with scenarios.open_workspace(plan) as workspace:
+        session = _session(plan, workspace.root, calls)
+        history = run_loop(session, [scenarios.opening(plan)], ToolBox(workspace), layer=layer)
+    assert len(calls) >= 2 and len(layer.prepared) == len(calls)
+    assert all(given is session for _, given in layer.prepared + layer.admitted)
+    for (prepared, _), (_, sent, _, _) in zip(layer.prepared, calls, strict=True):
+        assert sent is prepared  # each request sends the history the layer returned
+    assert len(layer.admitted) == len(calls) - 1  # every turn but the last asked for tools
+    appended = [m["content"] for m in history if m["role"] == "user"][1:]
+    for (kept, _), content in zip(layer.admitted, appended, strict=True):
+        assert all(any(block is mine for block in content) for mine in kept)
+
+
 def test_api_errors_reach_the_caller() -> None:
     result = run(1, "long-task", model="claude-haiku-4-5")
     assert result.summary.error is not None

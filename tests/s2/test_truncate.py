@@ -23,6 +23,15 @@ def test_drops_four_oldest_until_under_the_ratio() -> None:
     assert len(messages) == 12  # the input list is not modified
 
 
+@pytest.mark.parametrize(("count", "drop", "left"), [(6, 4, 2), (4, 4, 4), (3, 4, 3), (7, 3, 1)])
+def test_stops_when_drop_or_fewer_remain(count: int, drop: int, left: int) -> None:
+    """The docstring's rule, over the threshold to the end: more than ``drop`` left → drop
+    ``drop`` more; ``drop`` or fewer → keep them all (not "keep only the last one")."""
+    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": "x" * 10}
+                for i in range(count)]
+    assert naive_truncate(messages, _count, window=1, drop=drop) == messages[count - left:]
+
+
 def test_no_change_under_the_threshold() -> None:
     messages = [{"role": "user", "content": "x" * 10}] * 3
     assert naive_truncate(messages, _count, window=100) == messages

@@ -16,7 +16,7 @@ from junitparser import Failure, JUnitXml, Properties, Property
 
 from ctxlab.cli import main
 from ctxlab.ladder import LADDER, NA, Cell
-from ctxlab.workbook import classroom, grade, points
+from ctxlab.workbook import classroom, grade, points, progress
 from ctxlab.workbook.layout import STAGES, impl_root, repo_root, stage
 from ctxlab.workbook.manage import fresh
 
@@ -33,9 +33,11 @@ def record(exercise: str | None, outcome: str, *, stub: bool = False, message: s
 
 
 @pytest.fixture
-def stage2(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Stage 2 graded without the pytest subprocess: 2.1 done, 2.2 a stub, 2.3 failing, the
-    thrash cell showing its pitfall (2.4 and 2.5 ran no test)."""
+def stage2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Stage 2 graded without the pytest subprocess: 2.1 done, 2.2 a stub, 2.3 failing (a
+    first attempt: what passed is kept aside), the thrash cell showing its pitfall (2.4 and
+    2.5 ran no test)."""
+    monkeypatch.setattr(progress, "_state_file", lambda: tmp_path / "passed.json")
     results = [record("2.1", "passed"), record("2.2", "failed", stub=True),
                record("2.3", "failed", message="assert 4 == 2"),
                record(None, "xfailed", cell="thrash[2]")]

@@ -10,13 +10,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..workbook import grade, junit, points
+from ..workbook import grade, junit, points, progress
 from ..workbook.lang import chinese
 from ..workbook.layout import handed_out, repo_root, stage
 from .common import UserError, print_json
 
 STYLE = {grade.TODO: "yellow", grade.DONE: "green", grade.PITFALL: "cyan",
-         grade.HOLDS: "green", grade.REGRESSION: "bold red", grade.BROKEN: "bold red"}
+         grade.HOLDS: "green", grade.FAILING: "red", grade.REGRESSION: "bold red",
+         grade.BROKEN: "bold red"}
+TO_DO = (grade.REGRESSION, grade.BROKEN, grade.FAILING, grade.TODO)  # what next_step points at
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -41,9 +43,12 @@ def run(args: argparse.Namespace) -> int:
     stages = [s for s in stages if (repo_root() / "tests" / f"s{s.number}").exists()]
     rows = []
     status = Console(stderr=True)
+    before = progress.passed()  # FAILING (never passed) apart from REGRESSION (passed once)
     for s in stages:
         with status.status(f"grading stage {s.number} ({s.package}) …"):
-            rows += grade.classify(s, grade.run_tests(s, args.chain))
+            rows += grade.classify(s, grade.run_tests(s, args.chain), before)
+    progress.remember(r.item.split()[1] for r in rows
+                      if r.status == grade.DONE and r.item.startswith("exercise "))
     scored = points.score(rows, table)
     if args.junit:
         junit.write(scored, args.junit)
@@ -69,8 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 def next_step(rows: list[grade.Row], zh: bool = False) -> str:
     """The one line after the table: the first item still to do, with its hint command."""
-    todo = next((r for r in rows if r.status in (grade.REGRESSION, grade.BROKEN, grade.TODO)),
-                None)
+    todo = next((r for r in rows if r.status in TO_DO), None)
     if todo is None and zh:
         return "评到的都已完成。PITFALL 行是下一阶段要修的坑（`ctxlab ladder` 列出各阶段的格子）。"
     if todo is None:
@@ -80,7 +84,7 @@ def next_step(rows: list[grade.Row], zh: bool = False) -> str:
     if zh:
         item = todo.item.replace("exercise ", "练习 ", 1).replace("pitfall ", "坑 ", 1)
         hint = f" —— 卡住了？运行 `ctxlab hint {number}`" if number else ""
-        detail = (todo.detail.replace(f": {grade.STUB}", "：还是存根")
+        detail = (todo.detail.replace(f": {grade.STUB}", "：还是桩代码")
                   .replace(grade.NO_TEST, "没有跑到任何评分测试"))
         needs = re.fullmatch(grade.NEEDS.format("(.+)"), detail)
         if needs:

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.panel import Panel
 from rich.text import Text
 
+from ..view.wrap import Wrapped
 from ..workbook.hints import next_hint
 from ..workbook.lang import chinese
 from .common import UserError
@@ -25,14 +26,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def hint_panel(exercise: str, level: int, text: str, zh: bool = False) -> Panel:
     """The hint as written: plain text, so code such as ``kept[drop:]`` is never read as
-    rich markup; the last one names the command that copies the stage's reference; the title
-    fits in 80 columns, in Chinese when ``zh``."""
+    rich markup, its lines broken where Chinese and code allow (``view.wrap``); the last one
+    names the command that copies the stage's reference; the title fits in 80 columns, in
+    Chinese when ``zh``."""
     stage = exercise.split(".", 1)[0]
     if zh:
         last = f"（最后一条；下一步：`ctxlab workbook solve {stage}`）" if level == 3 else ""
-        return Panel(Text(text), title=Text(f"练习 {exercise} — 提示 {level}/3{last}"))
+        return Panel(Wrapped(text), title=Text(f"练习 {exercise} — 提示 {level}/3{last}"))
     last = f" (last; next: `ctxlab workbook solve {stage}`)" if level == 3 else ""
-    return Panel(Text(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
+    return Panel(Wrapped(text), title=Text(f"exercise {exercise} — hint {level}/3{last}"))
 
 
 def run(args: argparse.Namespace) -> int:

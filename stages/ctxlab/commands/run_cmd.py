@@ -23,6 +23,7 @@ from ..telemetry import SessionLog, TurnRecord
 from ..tools import LIVE_ALLOWED_PROGRAMS
 from ..tools.safe_path import UnsafePathError
 from ..view import Dashboard, explain_error, summary_view
+from ..workbook.blame import blame
 from ..workbook.layout import STAGES, impl_root
 from .common import (
     UserError,
@@ -153,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
                                     resume=args.resume, export_log=args.export_log,
                                     confirm_command=confirm if args.allow_any_command else None)
         except (RuntimeError, JournalError, UnsafePathError) as error:
+            if blame(error) is not None:  # the learner's code: the CLI names the exercise
+                raise
             raise UserError(str(error)) from None
         if log is not None:
             log.summary(result.summary)

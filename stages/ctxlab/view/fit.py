@@ -12,7 +12,8 @@ import io
 from collections.abc import Callable, Sequence
 
 from rich import box
-from rich.console import Console, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
 from rich.table import Table
 
 Layout = Callable[[], RenderableType]
@@ -33,14 +34,30 @@ def figures(table: Table, *headers: str) -> None:
 
 
 def fits(console: Console, renderable: RenderableType) -> bool:
-    """Whether ``renderable`` draws within the console's width with no cell cut short.
+    """Whether ``renderable`` draws within the console's width with nothing lost.
 
-    It is drawn once, off screen, at that width: rich's own measure ignores ``no_wrap``, and
-    only the drawing says whether a figure would end in ``…``.
+    A table must have room for every column at its least width (a column squeezed below its
+    ``min_width``, or below its longest word, loses its text without a trace). Then the
+    renderable is drawn once, off screen, at that width and uncropped: rich's own measure
+    ignores ``no_wrap``, and only the drawing says whether a figure would end in ``…`` or a
+    line would run past the right edge (where a terminal crops it).
     """
+    if least_width(console, renderable) > console.width:
+        return False
     probe = Console(width=console.width, file=io.StringIO(), record=True, color_system=None)
-    probe.print(renderable)
-    return CUT not in probe.export_text()
+    probe.print(renderable, crop=False)
+    text = probe.export_text()
+    return CUT not in text and all(cell_len(line) <= console.width
+                                   for line in text.splitlines())
+
+
+def least_width(console: Console, renderable: RenderableType) -> int:
+    """The narrowest the tables of ``renderable`` (itself, or in a group) can be drawn."""
+    if isinstance(renderable, Table):
+        return renderable.__rich_measure__(console, console.options).minimum
+    if isinstance(renderable, Group):
+        return max((least_width(console, r) for r in renderable.renderables), default=0)
+    return 0
 
 
 def fitted(console: Console, layouts: Sequence[Layout]) -> RenderableType:

@@ -19,7 +19,7 @@ from ctxlab.tokens import CAVEAT
 from ctxlab.view.errors import reason
 from ctxlab.view.fit import compact_table, figures, fitted
 
-EVENTS_MIN_WIDTH = 28  # narrower, one compaction wraps over many lines: use the compact layout
+EVENTS_MIN_WIDTH = 24  # narrower, one compaction wraps over many lines: events go under
 
 
 def fmt_tokens(n: int) -> str:
@@ -62,35 +62,47 @@ def turn_table(records: Sequence[TurnRecord], *, title: str | None = None) -> Ta
     return table
 
 
-def compact_turn_table(records: Sequence[TurnRecord], *, title: str | None = None) -> Group:
-    """The same calls in nine short figure columns; kinds and events on lines of their own."""
+def compact_turn_table(records: Sequence[TurnRecord], *, title: str | None = None,
+                       events_column: bool = False) -> Group:
+    """The same calls in nine short figure columns; kinds and events in a column of their
+    own when ``events_column``, else on lines of their own under the table."""
     table = compact_table(title=title, caption=f"est. = chars/4; input = API-reported input "
                           f"(uncached + cache read + cache write). {CAVEAT}")
     figures(table, "turn", "msgs", "est.", "input", "cache\nread", "cache\nwrite", "out",
             "cost", "occ.")
+    if events_column:
+        table.add_column("events", min_width=EVENTS_MIN_WIDTH)
     for r in records:
         counts = (r.estimated_tokens, r.reported_input_tokens, r.cache_read_tokens,
                   r.cache_write_tokens, r.output_tokens)
+        news = [news_of(r)] if events_column else []
         table.add_row(str(r.turn), str(r.messages), *map(fmt_tokens, counts),
-                      fmt_usd(r.cost_usd), fmt_percent(r.occupancy))
-    return Group(table, *event_lines(records))
+                      fmt_usd(r.cost_usd), fmt_percent(r.occupancy), *news)
+    return Group(table, *([] if events_column else event_lines(records)))
+
+
+def _kind(record: TurnRecord) -> str:
+    return "" if record.kind == "agent" else f"({record.kind} call)"
+
+
+def news_of(record: TurnRecord) -> str:
+    """``(summary call) snip -12,000 ([auto] 80%)``: a call's kind, when not the agent's,
+    and its events; empty when it has neither."""
+    return " ".join(part for part in (_kind(record), events(record)) if part)
 
 
 def event_lines(records: Sequence[TurnRecord]) -> list[Text]:
     """``turn 12 (summary call): snip -12,000 ([auto] 80%)``: one line per call with news."""
-    lines = []
-    for r in records:
-        said = events(r)
-        kind = "" if r.kind == "agent" else f" ({r.kind} call)"
-        if said or kind:
-            lines.append(Text.from_markup(f"turn {r.turn}{kind}: {said or '-'}"))
-    return lines
+    return [Text.from_markup(f"turn {' '.join(filter(None, (str(r.turn), _kind(r))))}: "
+                             f"{events(r) or '-'}") for r in records if news_of(r)]
 
 
 def turn_view(console: Console, records: Sequence[TurnRecord], *,
               title: str | None = None) -> RenderableType:
-    """The per-call table in the layout that fits ``console``."""
+    """The per-call table in the layout that fits ``console``: the full one, else the
+    compact one with its events column, else with its events under the table."""
     return fitted(console, [lambda: turn_table(records, title=title),
+                            lambda: compact_turn_table(records, title=title, events_column=True),
                             lambda: compact_turn_table(records, title=title)])
 
 

@@ -3,7 +3,9 @@
 Each stage is graded in its own pytest process (``--impl stages --stage N``), so a stage's
 imports resolve to the learner's package for that stage and to the reference for the others.
 Exercise statuses: TODO (the stub still raises NotImplementedError), DONE (every test of the
-exercise passes), REGRESSION (a test fails for another reason). Pitfall-ladder rows use the
+exercise passes), FAILING (a test fails for another reason, and the exercise has never passed:
+a first attempt), REGRESSION (a test fails, and it passed before; ``workbook.progress``; a
+grade that is not told what passed before says REGRESSION). Pitfall-ladder rows use the
 ladder's words, each with the figure that shows it: PITFALL (the mechanism was observed, as
 expected), HOLDS (its trigger occurred and the weakness did not follow), BROKEN (the cell
 shows something else than the reference does, or could not be judged).
@@ -17,6 +19,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +27,7 @@ from .layout import Stage, repo_root
 from .manage import fresh
 
 TODO, DONE, PITFALL, REGRESSION = "TODO", "DONE", "PITFALL", "REGRESSION"
+FAILING = "FAILING"  # tests fail and the exercise never passed: not a regression
 HOLDS, BROKEN = "HOLDS", "BROKEN"
 NO_TEST, STUB = "no graded test ran", "still a stub"  # TODO details (grade_cmd translates them)
 NEEDS = "needs exercise {} first"  # a test stopped at another exercise's stub
@@ -56,8 +60,10 @@ def run_tests(stage: Stage, chain: str = "reference") -> list[dict[str, object]]
         return json.loads(report.read_text())
 
 
-def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
-    """Sort test results into one row per exercise and one per pitfall."""
+def classify(stage: Stage, results: list[dict[str, object]],
+             passed: Collection[str] | None = None) -> list[Row]:
+    """Sort test results into one row per exercise and one per pitfall; an exercise whose
+    tests fail is FAILING unless it is among those that ``passed`` before (REGRESSION)."""
     _, exercises = fresh(stage)
     rows = []
     for exercise in sorted(exercises, key=lambda e: tuple(map(int, e.number.split(".")))):
@@ -72,7 +78,8 @@ def classify(stage: Stage, results: list[dict[str, object]]) -> list[Row]:
             rows.append(Row(stage.number, name, DONE, f"{len(mine)} test(s) pass"))
         else:
             failed = next(r for r in mine if r["outcome"] != "passed")
-            rows.append(Row(stage.number, name, REGRESSION,
+            broke = passed is None or exercise.number in passed
+            rows.append(Row(stage.number, name, REGRESSION if broke else FAILING,
                             f"{failed['nodeid'].split('::')[-1]}: {failed['message']}"))
     for r in results:
         pitfall = r["pitfall"]

@@ -11,7 +11,7 @@ import shutil
 import time
 from pathlib import Path
 
-from . import hints
+from . import hints, progress
 from .generate import BEGIN, END, Exercise, generate
 from .layout import STAGES, Stage, handed_out, impl_root, repo_root
 
@@ -45,11 +45,12 @@ def fresh(stage: Stage) -> tuple[dict[str, str], list[Exercise]]:
 
 def reset(stage: Stage) -> Path | None:
     """Regenerate a stage's stubs after backing up the learner's files; its exercises' hint
-    levels start again from the first."""
+    levels start again from the first, and a failure of one is a first attempt again."""
     saved = backup(stage)
     files, exercises = fresh(stage)
     _replace(stage, files)
     hints.forget({e.number for e in exercises})
+    progress.forget(e.number for e in exercises)
     return saved
 
 
