@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from itertools import groupby
 
 import pytest
 
@@ -296,3 +297,14 @@ def test_the_run_log_shows_a_file_seen_to_change() -> None:
     assert result.summary.changed == [{"turn": 5, "file": "orders.py", "fact": "total-line"}]
     assert [c for r in result.records for c in r.changed] == [
         {"file": "orders.py", "fact": "total-line"}]
+
+
+def test_a_fetch_that_brings_nothing_new_is_not_repeated() -> None:
+    """chinese-code, seed 1: latent facts at about 40K tokens are hard to recognise; the agent
+    read the saved copy of a result seven times in a row, each read the same. Now, once a
+    fetch again reads as the one before, it goes on without the fact."""
+    result = runner.run(5, "chinese-code", seed=1)
+    assert result.summary.success and result.summary.misses
+    reads = [(c["name"], c["input_hash"]) for r in result.records for c in r.tool_calls]
+    in_a_row = max(sum(1 for _ in group) for _, group in groupby(reads))
+    assert in_a_row <= 2
