@@ -184,11 +184,16 @@ def long_run() -> runner.RunResult:
 
 
 def test_a_miss_is_logged_and_the_agent_fetches_the_fact_again(long_run) -> None:
+    """The first miss of a fact is fetched again; a later one may not be, when that fetch
+    brought back what was in view already (the agent then goes on without it)."""
     misses = long_run.summary.misses
     assert misses, "keep-everything on long-task misses a fact in view (seed 0)"
+    firsts = {}
     for miss in misses:
         assert set(miss) == {"turn", "fact", "position", "occupancy", "tokens", "kind"}
         assert 0 <= miss["position"] <= 1 and 0 < miss["occupancy"] <= 1
+        firsts.setdefault(miss["fact"], miss)
+    for miss in firsts.values():
         record = next(r for r in long_run.records if r.turn == miss["turn"] and r.misses)
         earlier = {(c["name"], c["input_hash"]) for r in long_run.records
                    if r.turn < miss["turn"] for c in r.tool_calls}
