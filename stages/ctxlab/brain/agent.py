@@ -19,7 +19,7 @@ from ..sim import ModelView, Reply
 from . import delegate, habits, probe, rereads, retrieval, summary, workset
 from .calls import CallLog
 from .habits import Behaviour
-from .plan import Action, decide, group, is_done, variant
+from .plan import Action, decide, group, is_done, nothing_new, variant
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
 
@@ -134,7 +134,10 @@ class Brain:
         if lost:
             self.misses += lost
             gone = {needs[miss.fact][0] for miss in lost}
-            return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
+            fetch = decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
+            if not (fetch.calls and all(nothing_new(seen, call) for call in fetch.calls)):
+                return fetch
+            # its last fetch of each brought back what was already in view: it goes on without
         again = rereads.reread(seen, action.step, self.scenario,
                                self.behaviour.reread_in_view_rate,
                                f"{self.scenario.name}:{self.seed}")

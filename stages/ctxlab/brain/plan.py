@@ -75,6 +75,15 @@ def decide(scenario: Scenario, seen: Visible) -> Action:
     return Action("step", tuple(variant(step, seen) for step in target), target[0])
 
 
+def nothing_new(seen: Visible, call: Call) -> bool:
+    """Whether ``call`` was made again and its latest result in view reads as the one before:
+    fetching it once more would bring nothing the agent does not hold (a missed fact is then
+    not lost from view but not recognised, and the agent goes on without it, §4)."""
+    texts = [seen.results[cid][0] for cid, made in seen.calls
+             if made.key == call.key and cid in seen.results]
+    return len(texts) >= 2 and texts[-1] == texts[-2]
+
+
 def pending(scenario: Scenario, seen: Visible) -> list[Step]:
     """Steps after the furthest done one (what is left to do)."""
     return list(scenario.steps[furthest(scenario, seen) + 1:])
@@ -113,9 +122,13 @@ def _bring_back(scenario: Scenario, seen: Visible, provider: Step) -> list[Call]
 
 
 def _pointer(provider: Step, seen: Visible) -> Pointer | None:
-    """The latest visible pointer to a copy of ``provider``'s result, if any."""
+    """The latest visible pointer to a copy of ``provider``'s result, if any: its call in view
+    is the provider's, or, when its call is out of view, the text around it names the
+    provider's target. A pointer whose call is in view and is another call is not the
+    provider's, whatever its kept lines mention (reading it would never bring the fact back)."""
     for pointer in reversed(seen.pointers):
         owner = seen.call_by_id(pointer.tool_use_id)
-        if owner in provider.calls or any(c.target in pointer.context for c in provider.calls):
+        if owner in provider.calls or (owner is None and any(
+                c.target in pointer.context for c in provider.calls)):
             return pointer
     return None

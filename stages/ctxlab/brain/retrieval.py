@@ -17,7 +17,8 @@ copy (a new tool call) has a draw of its own.
 A re-read supersedes (``Changed``): a copy inside an older read of a file that a newer read in
 view shows without the fact is not a chance any more; the agent notices that the file changed
 and looks for what it needs in the newest read (as Claude Code's read-before-edit rule makes a
-real agent do). A miss looks like absence: the plan fetches the fact again (``plan.decide``).
+real agent do). A miss looks like absence: the plan fetches the fact again (``plan.decide``),
+unless its last fetch of that call brought nothing new (``plan.nothing_new``): it goes on.
 ``--rot off`` (``switched(False)``) turns the misses off for a process; a view built without a
 layout (no ``spans``) is read as before, every visible fact found.
 """
