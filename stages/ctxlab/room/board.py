@@ -28,7 +28,7 @@ def flags(person: Participant) -> list[str]:
     if person.ignored_edits:
         marks.append("tests edited")
     if person.outside:
-        marks.append("wrote outside")
+        marks.append("wrote outside")  # or tried to, in the jail
     return marks
 
 
@@ -83,7 +83,7 @@ def findings(person: Participant) -> RenderableType:
     for edit in person.ignored_edits:
         lines.append(Text(f"  ignored edit: {edit}"))
     for path in person.outside:
-        lines.append(Text(f"  wrote outside its copy: {path}", style="bold red"))
+        lines.append(Text(f"  wrote (or tried to) outside its copy: {path}", style="bold red"))
     for note in person.notes:
         lines.append(Text(f"  note: {note}"))
     return Group(*lines)
