@@ -83,7 +83,7 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Run, lis
         mine, ref = base / name, base / f"ref-{name}"
         shutil.copytree(package, mine / "stages" / "s1_loop")
         ref.mkdir()
-        make_ref(ref, collected.modules)
+        make_ref(ref, stage(1), collected.modules)
         run = grade_copy(ref, mine, stage(1), timeout=120, select=SELECT, tests=TESTS,
                          jailed=False)
         return run, findings(run, collected.tests)

@@ -21,11 +21,7 @@ from typing import Any
 
 HEAP = ("gc.get_objects", "gc.get_referrers", "gc.get_referents")
 SETS = ("object.__setattr__", "object.__delattr__")
-PYTEST_SETS = {"_reprcompare", "_assertion_pass", "_pytest_diamond_inheritance_warning_shown"}
-"""Class attributes pytest itself sets during a session."""
-METADATA = {"__qualname__", "__name__", "__module__", "__doc__", "__bases__",
-            "__annotations__", "__type_params__"}
-"""What Python sets on a class as it is made (pytest makes some on the fly): not behaviour."""
+DEFAULTS = ("__defaults__", "__kwdefaults__")
 
 
 def install(report: Callable[[dict[str, Any]], None], watched: Callable[[str], bool]) -> None:
@@ -41,13 +37,13 @@ def install(report: Callable[[dict[str, Any]], None], watched: Callable[[str], b
             tell(f"the tests' process walked the heap ({event})")
         elif event in SETS and len(args) >= 2:
             target, name = args[0], args[1]
-            if isinstance(target, FunctionType) and name == "__code__" and \
+            if not isinstance(target, FunctionType):
+                return
+            if name == "__code__" and \
                     _place(target.__code__) != _place(args[2] if len(args) > 2 else None):
                 tell(f"{target.__module__}.{target.__qualname__}.__code__ was swapped")
-            elif isinstance(target, type) and watched(str(target.__module__)) and \
-                    name not in PYTEST_SETS and name not in METADATA:
-                tell(f"{target.__module__}.{target.__qualname__}.{name} was "
-                     + ("set" if event == SETS[0] else "deleted"))
+            elif name in DEFAULTS and watched(str(target.__module__)):
+                tell(f"{target.__module__}.{target.__qualname__}.{name} was changed")
 
     sys.addaudithook(hook)
 

@@ -104,7 +104,7 @@ def _grade_one(ref: Path, mine: Path, stage: Stage, timeout: float, select: str 
                jailed: bool, collected: Future[Collected]) -> Run:
     try:
         ref.mkdir(parents=True)
-        make_ref(ref, collected.result().modules)
+        make_ref(ref, stage, collected.result().modules)
     except OSError as error:
         return Run([], CRASH, detail=f"could not copy the instructor's tests: {error}")
     return grade_copy(ref, mine, stage, timeout=timeout, select=select, jailed=jailed)

@@ -32,7 +32,8 @@ from .spawn import spawn
 from .verdict import graded_args
 
 COPIED = ("tests", "solutions", "fixtures", "stages/ctxlab", "pyproject.toml", "README.md")
-SKIP = shutil.ignore_patterns("__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.pyc")
+SKIP_NAMES = ("__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.pyc")
+SKIP = shutil.ignore_patterns(*SKIP_NAMES)
 OUTPUT_CAP = 64 * 1024
 OK, TIMEOUT, CRASH = "ok", "time-out", "crash"
 PROGRESS = re.compile(r"[.sxXFEf]+(\s+\[\s*\d+%\])?")  # pytest -q's dots: not a message
@@ -76,14 +77,19 @@ def limits(timeout: float) -> jail.Limits:
                        LIMITS.processes)
 
 
-def make_ref(ref: Path, modules: list[str]) -> None:
+def make_ref(ref: Path, stage: Stage, modules: list[str]) -> None:
     """A fresh copy of the instructor's side of a run (made read-only by the jail), with the
-    libraries the run loads first (``PRELOAD``; ``ctxlab.room.collect``)."""
+    libraries the run loads first (``PRELOAD``; ``ctxlab.room.collect``). The reference of the
+    graded stage is left out: the run chains only the other stages', and a participant's code
+    has no business reading the answers."""
     root = repo_root()
     (ref / PRELOAD).write_text("\n".join(modules), encoding="utf-8")
     for entry in COPIED:
         source = root / entry
-        if source.is_dir():
+        if entry == "solutions":
+            shutil.copytree(source, ref / entry, ignore=shutil.ignore_patterns(
+                *SKIP_NAMES, stage.package))
+        elif source.is_dir():
             shutil.copytree(source, ref / entry, ignore=SKIP)
         elif source.is_file():
             shutil.copy2(source, ref / entry)

@@ -40,6 +40,9 @@ WATCHED = ("_pytest", "pytest", "pluggy", "json", "_json", "ctxlab.workbook.pyte
 ALSO = {"sys": ("exit",), "os": ("_exit", "write", "open", "fdopen", "dup2", "close"),
         "builtins": ("open", "print", "__import__", "compile", "exec", "setattr")}
 """Single attributes of other modules that the reporting path relies on."""
+STATEFUL = ("ctxlab.workbook.router",)
+"""Modules whose objects hold the run's state (the import router's selection, which the tests
+switch): compared by identity only."""
 CODE = (FunctionType, BuiltinFunctionType, type)
 """What is compared in every other module loaded before the participant's code."""
 CHANGES = {"_reprcompare", "_assertion_pass", "_config",
@@ -59,9 +62,11 @@ def _ident(value: Any) -> tuple[int, int]:
 
 def _members(value: Any) -> dict[str, tuple[int, int]]:
     """A class's attributes, or the instance attributes of a watched module's object (a
-    replaced ``json._default_encoder.default`` is an instance attribute)."""
+    replaced ``json._default_encoder.default`` is an instance attribute) unless that object
+    holds state the tests switch (``STATEFUL``)."""
+    kind = type(value).__module__
     if inspect.isclass(value) or (not isinstance(value, ModuleType | FunctionType)
-                                  and watched(type(value).__module__)):
+                                  and watched(kind) and kind not in STATEFUL):
         return {k: _ident(v) for k, v in getattr(value, "__dict__", {}).items()
                 if k not in CHANGES}
     return {}
