@@ -8,7 +8,7 @@ its own row and its own test, labelled by what the room does about it:
   code from changing its own memory); the row is flagged tampered and scores 0.
 
 Every test also checks that no other row changed and that the instructor's checkout is as it
-was. Stage 1's ``estimate`` tests only (a few seconds a run); about twenty runs, so it is in
+was. A selection of stage 1's tests (every exercise keeps some); about twenty runs, so it is in
 ``make reliability`` (``CTXLAB_SLOW=1``), not in ``make test``.
 """
 
@@ -31,7 +31,7 @@ from ctxlab.workbook.layout import repo_root
 
 pytestmark = pytest.mark.skipif(not os.environ.get("CTXLAB_SLOW"),
                                 reason="a room of twenty runs: make reliability")
-SELECT = "estimate"
+SELECT = "estimate or metrics or max_turns or history_alternates"  # exercises 1.1-1.3
 RSS_LIMIT_KB = 500 * 1024
 FAKE_RESULT = ('{"event": "result", "nodeid": "tests/s1/test_estimate.py::x", "stage": 1, '
                '"outcome": "passed", "exercise": "1.2", "pitfall": null, '
@@ -202,22 +202,22 @@ PREVENTED = {  # name: code added to the handout's estimate.py
 }
 DETECTED = {  # name: (code added to the handout's estimate.py, a finding it must give)
     "replaced-json-encoder": (JSON_ENCODER, "json.encoder.JSONEncoder.encode was"),
-    "blanked-tamper-list": (BLANKED, "_pytest.python.Function.runtest was set"),
+    "blanked-tamper-list": (BLANKED, "walked the heap (gc.get_objects)"),
     "tests-wrapped-at-import": (WRAPPED_TESTS, "passed running other code than the instructor"),
     "swapped-test-code": (SWAPPED_CODE, "__code__ was swapped"),
     "patched-callinfo": (CALLINFO, "_pytest.runner.CallInfo.from_call was"),
     "plugin-module-in-the-submission": (
-        USES_PLUGIN, "carries pytest machinery: s1_loop/helpers.py:3: defines the hook"),
+        USES_PLUGIN, "carries pytest machinery: s1_loop/helpers.py:4: defines the hook "
+                     "pytest_runtest_makereport()"),
 }
 HONEST = ("complete", "pristine", "caf\\xe9", "na\\xefve")  # their names as the room shows them
 
 
-def _digest(folder: Path) -> str:
-    sha = hashlib.sha256()
-    for path in sorted(folder.rglob("*")):
-        if path.is_file() and not path.is_symlink() and "__pycache__" not in path.parts:
-            sha.update(os.fsencode(path.relative_to(folder)) + path.read_bytes())
-    return sha.hexdigest()
+def _digest(folder: Path) -> dict[bytes, str]:
+    """Each file's content below ``folder`` (caches and links left out)."""
+    return {os.fsencode(path.relative_to(folder)): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(folder.rglob("*")) if path.is_file() and not path.is_symlink()
+            and "__pycache__" not in path.parts}
 
 
 def _stage1(folder: Path, source: str, code: str = "") -> Path:
@@ -303,7 +303,9 @@ def _others_untouched(room: dict[str, Any], name: str) -> None:
         assert row["total"] == expected, (honest, row["total"], row["exercises"])
     assert room["sources"] == room["after"]
     before, after = room["checkout"]
-    assert before == after, "the instructor's tests were changed"
+    assert before == after, ("the instructor's tests were changed",
+                             sorted(k for k in before.keys() | after.keys()
+                                    if before.get(k) != after.get(k)))
 
 
 def test_the_room_is_jailed_and_the_honest_rows_are_as_alone(room: dict[str, Any]) -> None:
