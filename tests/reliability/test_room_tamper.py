@@ -32,7 +32,8 @@ def pytest_runtest_makereport(item, call):
 CHEATS = {  # name: (code appended to the handout's estimate.py, a finding it must give)
     "runtest": ("import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
                 "_pytest.python.Function.runtest was replaced"),
-    "conftest": ("import pathlib\n_d = pathlib.Path('tests/ladder/extra')\n_d.mkdir()\n"
+    "conftest": ("import os, pathlib\n"
+                 "_d = pathlib.Path(os.environ['CTXLAB_ROOT'], 'tests/ladder/extra')\n_d.mkdir()\n"
                  f"(_d / 'conftest.py').write_text({FORCE!r})\n"
                  "(_d / 'test_more.py').write_text('def test_more(): pass')\n",
                  "a foreign plugin was registered: tests/ladder/extra/conftest.py"),

@@ -85,7 +85,7 @@ def findings(run: Run, collected: dict[str, dict[str, str]]) -> list[str]:
     found += [f for f in dict.fromkeys(run.reported)]
     end = next((e for e in run.events if e.get("event") == "end"), None)
     if end is None:
-        if run.status == "ok" and run.exit_code in NORMAL_EXITS:
+        if run.status != "time-out" and run.exit_code in NORMAL_EXITS:
             found.append(f"the test process exited with code {run.exit_code} before pytest "
                          "finished its session")
         return found
