@@ -80,15 +80,17 @@ def limits(timeout: float) -> jail.Limits:
 def make_ref(ref: Path, stage: Stage, modules: list[str]) -> None:
     """A fresh copy of the instructor's side of a run (made read-only by the jail), with the
     libraries the run loads first (``PRELOAD``; ``ctxlab.room.collect``). The reference of the
-    graded stage is left out: the run chains only the other stages', and a participant's code
-    has no business reading the answers."""
+    graded stage is left out (its folder is there, empty, for what asks which stages are built):
+    the run chains only the other stages', and a participant's code has no business reading
+    the answers."""
     root = repo_root()
     (ref / PRELOAD).write_text("\n".join(modules), encoding="utf-8")
     for entry in COPIED:
         source = root / entry
-        if entry == "solutions":
+        if entry == "solutions":  # the graded stage's folder stays, empty: it is "built"
             shutil.copytree(source, ref / entry, ignore=shutil.ignore_patterns(
                 *SKIP_NAMES, stage.package))
+            (ref / entry / stage.package).mkdir()
         elif source.is_dir():
             shutil.copytree(source, ref / entry, ignore=SKIP)
         elif source.is_file():
