@@ -75,3 +75,14 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         for line in ("warning: pytest-xdist ignored the xdist_group marks with this pytest",
                      "(pytest-xdist issue 1386): install the pytest pyproject.toml names"):
             terminalreporter.write_line(line, yellow=True)
+
+
+@pytest.fixture
+def needs_jail() -> None:
+    """The OS jail (``ctxlab.jail``) must run here: skipped with the probe's reason where it
+    cannot, failed instead when ``CTXLAB_REQUIRE_JAIL=1`` (CI), so CI never skips it."""
+    from ctxlab import jail
+
+    status = jail.probe()
+    if not status.ok:
+        (pytest.fail if jail.required() else pytest.skip)(f"no jail here: {status.reason}")

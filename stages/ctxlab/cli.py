@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.markup import escape
 
+from . import jail
 from .brain.retrieval import switched
 from .commands import COMMANDS, UserError
 from .workbook.router import FINDER, use
@@ -43,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with switched(getattr(args, "rot", "on") == "on"):  # --rot (commands.common)
             return int(args.run(args) or 0)
-    except (UserError, OSError) as error:
+    except (UserError, OSError, jail.Unavailable) as error:  # a jail CI requires is missing
         if args.debug:
             raise
         Console(stderr=True).print(f"[bold red]error:[/] {escape(str(error))}", highlight=False,

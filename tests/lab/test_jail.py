@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,20 +22,20 @@ LIMITS = jail.Limits(address_space=512 * 2**20, file_size=2**20, cpu_seconds=5, 
 REPO = Path(__file__).resolve().parents[2]
 
 
-def needs_jail() -> None:
-    status = jail.probe()
-    if not status.ok:
-        (pytest.fail if jail.required() else pytest.skip)(f"no jail here: {status.reason}")
+Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def jailed(tmp_path: Path, *argv: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
-    needs_jail()
-    command = jail.wrap(list(argv), writable=tmp_path, limits=LIMITS, **kwargs)  # type: ignore[arg-type]
-    return subprocess.run(command, capture_output=True, text=True, timeout=30, env={})
+@pytest.fixture
+def jailed(tmp_path: Path, needs_jail: None) -> Run:
+    """Run argv in the jail with ``tmp_path`` writable (keyword arguments go to ``wrap``)."""
+    def run(*argv: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        command = jail.wrap(list(argv), writable=tmp_path, limits=LIMITS, **kwargs)
+        return subprocess.run(command, capture_output=True, text=True, timeout=30, env={})
+    return run
 
 
-def test_the_command_runs_unprivileged_in_the_writable_folder(tmp_path: Path) -> None:
-    done = jailed(tmp_path, "sh", "-c", "id -u; id -g; pwd; grep CapEff /proc/self/status; "
+def test_the_command_runs_unprivileged_in_the_writable_folder(tmp_path: Path, jailed: Run) -> None:
+    done = jailed("sh", "-c", "id -u; id -g; pwd; grep CapEff /proc/self/status; "
                   "echo made > made.txt")
     uid, gid, cwd, caps = done.stdout.split("\n")[:4]
     assert done.returncode == 0, done.stderr
@@ -43,12 +45,12 @@ def test_the_command_runs_unprivileged_in_the_writable_folder(tmp_path: Path) ->
     assert (tmp_path / "made.txt").read_text() == "made\n"
 
 
-def test_nothing_else_of_the_host_is_visible(tmp_path: Path) -> None:
+def test_nothing_else_of_the_host_is_visible(tmp_path: Path, jailed: Run) -> None:
     outside = tmp_path.parent / f"{tmp_path.name}-sibling"
     outside.mkdir()
     (outside / "secret.txt").write_text("TOP")
     (tmp_path / "up").symlink_to(outside)
-    done = jailed(tmp_path, "sh", "-c", f"cat up/secret.txt; cat {outside}/secret.txt; "
+    done = jailed("sh", "-c", f"cat up/secret.txt; cat {outside}/secret.txt; "
                   f"ls {REPO}; ls {Path.home()}; ls /etc; cat /etc/hostname")
     assert "TOP" not in done.stdout
     assert done.stdout.split() == sorted(done.stdout.split())  # only /etc's few names
@@ -56,25 +58,24 @@ def test_nothing_else_of_the_host_is_visible(tmp_path: Path) -> None:
                                         "ld.so.conf.d", "localtime", "nsswitch.conf"}
 
 
-def test_readonly_folders_are_there_and_cannot_be_written(tmp_path: Path) -> None:
+def test_readonly_folders_are_there_and_cannot_be_written(tmp_path: Path, jailed: Run) -> None:
     shared = tmp_path.parent / f"{tmp_path.name}-ro"
     shared.mkdir()
     (shared / "data.txt").write_text("shared")
-    done = jailed(tmp_path, "sh", "-c", f"cat {shared}/data.txt; echo x > {shared}/new",
+    done = jailed("sh", "-c", f"cat {shared}/data.txt; echo x > {shared}/new",
                   readonly=[shared])
     assert done.stdout == "shared"
     assert done.returncode != 0 and not (shared / "new").exists()
 
 
-def test_env_is_exactly_what_is_given(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_env_is_exactly_what_is_given(jailed: Run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-never")
-    done = jailed(tmp_path, "env", env={"PATH": "/usr/bin:/bin", "ONLY": "this"})
-    given = [line for line in done.stdout.split() if not line.startswith("PWD=")]  # bwrap's
-    assert sorted(given) == ["ONLY=this", "PATH=/usr/bin:/bin"]
+    done = jailed("env", env={"PATH": "/usr/bin:/bin", "ONLY": "this"})
+    assert sorted(done.stdout.split()) == ["ONLY=this", "PATH=/usr/bin:/bin"]
 
 
-def test_the_limits_are_set_inside(tmp_path: Path) -> None:
-    done = jailed(tmp_path, "cat", "/proc/self/limits")
+def test_the_limits_are_set_inside(tmp_path: Path, jailed: Run) -> None:
+    done = jailed("cat", "/proc/self/limits")
     rows = {line[:26].strip(): line[26:].split()[:2] for line in done.stdout.splitlines()}
     assert rows["Max address space"] == [str(512 * 2**20)] * 2
     assert rows["Max file size"] == [str(2**20)] * 2
@@ -82,17 +83,17 @@ def test_the_limits_are_set_inside(tmp_path: Path) -> None:
     assert rows["Max processes"] == ["32", "32"]
 
 
-def test_no_network_and_no_nested_namespace(tmp_path: Path) -> None:
-    done = jailed(tmp_path, "sh", "-c", "cat /proc/net/dev | wc -l; unshare -r true; echo $?")
+def test_no_network_and_no_nested_namespace(tmp_path: Path, jailed: Run) -> None:
+    done = jailed("sh", "-c", "cat /proc/net/dev | wc -l; unshare -r true; echo $?")
     interfaces, code = done.stdout.split()
     assert int(interfaces) <= 3  # the header's two lines and the loopback
     assert code != "0"
 
 
-def test_the_python_allowance_runs_but_sees_no_repository(tmp_path: Path) -> None:
+def test_the_python_allowance_runs_but_sees_no_repository(tmp_path: Path, jailed: Run) -> None:
     import sys
 
-    done = jailed(tmp_path, sys.executable, "-c", "import json, ctxlab",
+    done = jailed(sys.executable, "-c", "import json, ctxlab",
                   env={"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"})
     assert "ModuleNotFoundError" in done.stderr or "No module named" in done.stderr
 
@@ -109,7 +110,8 @@ def test_a_broken_bwrap_is_named_in_the_reason(monkeypatch: pytest.MonkeyPatch,
     fake.write_text("#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\n"
                     "exit 1\n")
     fake.chmod(0o755)
-    monkeypatch.setattr(wrap_module, "programs", lambda: (str(fake), "/usr/bin/prlimit"))
+    monkeypatch.setattr(wrap_module, "programs",
+                        lambda: (str(fake), "/usr/bin/prlimit", "/usr/bin/env"))
     jail.probe.cache_clear()
     try:
         status = jail.probe()
@@ -131,9 +133,18 @@ def test_limits_must_be_positive() -> None:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="root's process limit is the cgroup's")
-def test_as_root_each_command_gets_a_pids_group(tmp_path: Path) -> None:
-    done = jailed(tmp_path, "true")
+def test_as_root_each_command_gets_a_pids_group(tmp_path: Path, jailed: Run) -> None:
+    done = jailed("true")
     command = jail.wrap(["true"], writable=tmp_path, limits=LIMITS)
     group = Path(command[3])
     assert done.returncode == 0
     assert (group / "pids.max").read_text().strip() == str(32 + 3)
+
+
+def test_ci_installs_bubblewrap_and_requires_the_jail() -> None:
+    """``.ci/run`` installs bubblewrap when it is missing and exports the flag that turns a
+    missing jail into a failure, before any test runs."""
+    script = (REPO / ".ci" / "run").read_text()
+    flag = script.index(f"export {probe_module.REQUIRE_ENV}=1")
+    assert "apt-get install -y -qq bubblewrap" in script
+    assert flag < script.index("make test") and flag < script.index("make reliability")

@@ -125,6 +125,21 @@ def test_lines_split_on_newline_only() -> None:
     assert (read.lines, read.comments, read.broken) == (4, 1, [4, 5])
 
 
+def test_a_message_that_is_not_an_object_is_a_skipped_line(tmp_path: Path) -> None:
+    """A user or assistant line whose ``message`` is a string (or a list) has no role and no
+    blocks: it is counted as a line that could not be read, and the rest is replayed."""
+    user = {"type": "user", "uuid": "u1", "message": {"role": "user", "content": "fix it"}}
+    lines = [user, {"type": "assistant", "uuid": "a0", "message": "just text"},
+             {"type": "user", "uuid": "u2", "message": ["a", "list"]},
+             {"type": "summary", "message": "a title"}]
+    read = parse_lines("\n".join(json.dumps(line) for line in lines))
+    assert [e.line for e in read.entries] == [1, 4] and read.broken == [2, 3]
+    path = tmp_path / "string.jsonl"
+    path.write_text(json.dumps(lines[1]) + "\n")
+    with pytest.raises(TranscriptError, match="no conversation"):
+        load_transcript(path)
+
+
 @pytest.mark.parametrize(("content", "reason"), [
     (b"", "no conversation"),
     (b'{"type": "summary", "summary": "a title"}\n', "no conversation"),

@@ -40,6 +40,7 @@ def files(tmp_path: Path) -> dict[str, Path]:
     (tmp_path / "latin1.toml").write_bytes(b'name = "caf\xe9"\n')
     (tmp_path / "binary.jsonl").write_bytes(b"\x00\x01\x02" * 100)
     (tmp_path / "empty.jsonl").write_text('{"type": "progress"}\nnot json\n')
+    (tmp_path / "string.jsonl").write_text('{"type": "assistant", "message": "hello"}\n')
     journal = tmp_path / "ws-corrupt" / JOURNAL
     journal.parent.mkdir(parents=True)
     journal.write_text('{"keep": 0, "add": []}\nnot json\n{"keep": 0, "add": []}\n')
@@ -60,6 +61,8 @@ CASES = {
     "scenario not UTF-8": (["run", "--scenario", "{tmp}/latin1.toml"], "not a UTF-8"),
     "session log binary": (["replay", "{tmp}/binary.jsonl"], "binary file"),
     "session log without conversation": (["replay", "{tmp}/empty.jsonl"], "no conversation"),
+    "session log whose message is a string": (["replay", "{tmp}/string.jsonl"],
+                                              "no conversation"),
     "session log missing": (["replay", "{tmp}/none.jsonl"], "does not exist"),
     "session journal corrupt": (["run", "--scenario", "bugfix-small", "--workspace",
                                  "{tmp}/ws-corrupt", "--resume"], "journal is corrupt"),

@@ -5,9 +5,11 @@ model could have planted with an allowed interpreter: symlinks to a file and to 
 outside (also deep inside a subfolder, also dangling), a hard link to a file outside, a
 symlink loop, a named pipe and lists of names leading out. Contained means: an ``is_error``
 result the model can read (or, for the environment, no key in the output), nothing of the
-secret or of ``/etc/passwd`` in it, and nothing outside created or changed. The techniques of
-kind ``interpreter`` are the documented allowance: ``python3``/``python`` can open any file
-the user can, and the test checks that they still do, so the docs cannot claim otherwise.
+secret or of ``/etc/passwd`` in it, and nothing outside created or changed. Commands run in
+the OS jail (``ctxlab.jail``) where there is one; the techniques of kind ``interpreter`` are
+contained only there: behind the option guard alone (no jail) ``python3``/``python`` can open
+any file the user can, and the test checks that they then do, so the docs cannot claim
+otherwise.
 ``docs/reliability.md`` lists every technique with its attempts and the counts; a test below
 checks that list against this table.
 """
@@ -25,6 +27,7 @@ import pytest
 from s3_offload import offload
 from s4_summarize.transcript import archive
 
+from ctxlab import jail
 from ctxlab.journal import Journal
 from ctxlab.telemetry import append_jsonl
 from ctxlab.tools import ToolBox, Workspace
@@ -40,7 +43,7 @@ class Attempt:
     tool: str  # a tool name, or "offload", "journal", "ledger", "transcript", "process"
     tool_input: dict[str, Any] = field(default_factory=dict)
     error: bool = True  # must come back as an is_error result
-    gets_out: bool = False  # the documented interpreter allowance
+    gets_out: bool = False  # gets out behind the guard alone: the interpreter allowance
     shown: str = ""  # how the docs' table names it, when its input does not say
 
 
@@ -301,7 +304,7 @@ def test_the_attempt_is_contained(attempt: Attempt, workspace: Workspace, outsid
         assert _snapshot(outside) == before
         return
     output = ToolBox(root, timeout=2.0).run(attempt.tool, attempt.tool_input)
-    if attempt.gets_out:  # the allowance, stated in the docs: an interpreter reads anything
+    if attempt.gets_out and not jail.probe().ok:  # the allowance without the jail (the docs)
         assert not output.is_error and (SECRET in output.content or "root:" in output.content)
         return
     assert output.is_error is attempt.error, output
@@ -368,23 +371,24 @@ def describe(attempt: Attempt) -> str:
 
 
 def table(outcomes: dict[str, bool]) -> list[str]:
-    """The technique table and its count line, from ``outcomes`` (test id → passed)."""
+    """The technique table and its count line, from ``outcomes`` (test id → passed) of a run
+    with the jail."""
     rows: dict[str, list[tuple[Attempt, bool]]] = {}
     for attempt, ident in zip(ATTEMPTS, _ids(), strict=True):
         rows.setdefault(attempt.technique, []).append((attempt, outcomes.get(ident, False)))
-    lines = ["| technique | tried | contained | documented allowance | what is tried |",
+    lines = ["| technique | tried | contained | out without the jail | what is tried |",
              "|---|---|---|---|---|"]
     for technique, attempts in rows.items():
-        contained = sum(ok and not a.gets_out for a, ok in attempts)
-        allowed = sum(ok and a.gets_out for a, ok in attempts)
+        contained = sum(ok for _, ok in attempts)
+        allowed = sum(a.gets_out for a, _ in attempts)
         lines.append(f"| `{technique}` | {len(attempts)} | {contained} | {allowed} | "
                      + "; ".join(describe(a) for a, _ in attempts) + " |")
     total = len(ATTEMPTS)
-    contained = sum(ok for a, ok in (p for r in rows.values() for p in r) if not a.gets_out)
-    allowed = sum(ok for a, ok in (p for r in rows.values() for p in r) if a.gets_out)
-    lines += ["", f"{total} attempts over {len(rows)} techniques: {contained} contained, "
-                  f"{allowed} through the documented `python3`/`python` allowance, "
-                  f"{total - contained - allowed} out otherwise."]
+    contained = sum(ok for r in rows.values() for _, ok in r)
+    allowed = sum(a.gets_out for a in ATTEMPTS)
+    lines += ["", f"{total} attempts over {len(rows)} techniques: {contained} contained in "
+                  f"the jail, {total - contained} out. Behind the option guard alone (no "
+                  f"jail), {allowed} get out through the `python3`/`python` allowance."]
     return lines
 
 
@@ -403,8 +407,8 @@ def test_the_suite_is_as_big_as_the_issue_asks() -> None:
 
 
 def test_the_docs_table_is_this_files_when_every_attempt_passes() -> None:
-    """The table in the docs is what ``escape_table.py`` writes when every attempt is
-    contained or gets out through the allowance, as the tests above assert."""
+    """The table in the docs is what ``escape_table.py`` writes (in the jail) when every
+    attempt is contained, as the tests above assert."""
     text = DOCS.read_text(encoding="utf-8")
     block = text.split(ESCAPES_MARK, 1)[1].split(ESCAPES_END, 1)[0]
     assert block.strip().splitlines() == table(dict.fromkeys(_ids(), True))

@@ -10,7 +10,8 @@ allowance); each ``readonly`` folder, read-only; a private ``/tmp``, a minimal `
 ``/dev``; and ``writable``, read-write, at the same path as on the host, so the paths a command
 prints are the host's. Nothing else of the host is there: not the repository, not other
 workspaces, not the home folder. ``prlimit`` then applies the ``Limits`` and becomes the
-command.
+command (through ``env``, which takes away the ``PWD`` bubblewrap sets, so the command's
+environment is exactly the one given).
 """
 
 from __future__ import annotations
@@ -39,8 +40,9 @@ class Unavailable(RuntimeError):
 
 
 @functools.cache
-def programs() -> tuple[str, str] | str:
-    """The paths of ``bwrap`` and ``prlimit``, or the reason the jail cannot be built."""
+def programs() -> tuple[str, str, str] | str:
+    """The paths of ``bwrap``, ``prlimit`` and ``env``, or the reason the jail cannot be
+    built."""
     bwrap = shutil.which("bwrap", path=_SYSTEM_PATH + ":/usr/sbin:/sbin")
     if bwrap is None:
         return ("no bwrap on PATH: install bubblewrap (Debian/Ubuntu: apt-get install "
@@ -48,10 +50,13 @@ def programs() -> tuple[str, str] | str:
     prlimit = shutil.which("prlimit", path=_SYSTEM_PATH)
     if prlimit is None:
         return "no prlimit on PATH (util-linux), which sets the jail's limits"
+    env = shutil.which("env", path=_SYSTEM_PATH)
+    if env is None:
+        return "no env on PATH (coreutils)"
     if cgroup.needed() and cgroup.hierarchy() is None:
         return ("run as root with no writable pids cgroup: the process limit would not "
                 "hold (root is exempt from RLIMIT_NPROC)")
-    return bwrap, prlimit
+    return bwrap, prlimit, env
 
 
 def build(argv: Sequence[str], *, writable: Path, readonly: Sequence[Path], limits: Limits,
@@ -60,7 +65,7 @@ def build(argv: Sequence[str], *, writable: Path, readonly: Sequence[Path], limi
     found = programs()
     if isinstance(found, str):
         raise Unavailable(found)
-    bwrap, prlimit = found
+    bwrap, prlimit, env_program = found
     writable = Path(os.path.realpath(writable))
     if env is None:
         env = {"PATH": _SYSTEM_PATH, "HOME": str(writable)}
@@ -72,7 +77,10 @@ def build(argv: Sequence[str], *, writable: Path, readonly: Sequence[Path], limi
                 "--chdir", os.path.realpath(cwd or writable), "--clearenv"]
     for name, value in env.items():
         command += ["--setenv", name, value]
-    command += ["--", prlimit, *prlimit_args(limits), "--", *argv]
+    command += ["--", prlimit, *prlimit_args(limits), "--"]
+    if "PWD" not in env:  # bubblewrap sets it with --chdir; the command gets env, exactly
+        command += [env_program, "-u", "PWD", "--"]
+    command += list(argv)
     if cgroup.needed() and limits.processes is not None:
         parent = cgroup.hierarchy()
         if parent is None:  # checked by programs(); the folder went away since

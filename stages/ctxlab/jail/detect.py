@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -20,6 +21,7 @@ from ctxlab.jail.bubblewrap import Unavailable, build, programs
 from ctxlab.jail.limits import Limits
 
 REQUIRE_ENV = "CTXLAB_REQUIRE_JAIL"
+_FORBIDDEN = re.compile(r"namespace|not permitted|permission denied|uid map", re.IGNORECASE)
 _PROBE_TIMEOUT = 20.0
 
 
@@ -60,9 +62,10 @@ def probe() -> Status:
     if done.returncode != 0:
         said = (done.stderr or done.stdout).decode("utf-8", "replace").strip().splitlines()
         detail = said[0] if said else f"exit code {done.returncode}"
-        return Status(False, f"bwrap failed to start a jailed `true` ({detail}); user "
-                             "namespaces may be forbidden here (a container's seccomp "
-                             "profile, or a kernel setting)")
+        hint = ("; user namespaces are forbidden here (a container's seccomp profile, or a "
+                "kernel setting such as kernel.unprivileged_userns_clone=0)"
+                if _FORBIDDEN.search(detail) else "")
+        return Status(False, f"bwrap failed to start a jailed `true`: {detail}{hint}")
     return Status(True)
 
 

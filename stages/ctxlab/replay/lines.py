@@ -4,11 +4,12 @@ A session log is JSONL, appended as the session runs: ``~/.claude/projects/<proj
 <session>.jsonl``. Real files hold lines that are not JSON — ``//`` comment lines in published
 excerpts, lines cut short by a redaction regex — so a line that does not parse is counted and
 skipped, never fatal; so is a line whose JSON escapes a lone surrogate (``"\\ud800"``: valid
-JSON, but no text, so nothing could encode or count it). Lines are split on ``\\n`` only:
-``str.splitlines()`` would also split on U+2028 and U+0085, which JSON allows raw inside
-strings. Only regular files are read (a named pipe would hang the reader, ``/dev/zero`` would
-fill the memory), and only up to ``MAX_BYTES`` (256 MB, far above a real session;
-``ctxlab replay --max-bytes`` changes it).
+JSON, but no text, so nothing could encode or count it), and a user or assistant line whose
+``message`` is not an object (a string, a list: no role, no content blocks to replay). Lines
+are split on ``\\n`` only: ``str.splitlines()`` would also split on U+2028 and U+0085, which
+JSON allows raw inside strings. Only regular files are read (a named pipe would hang the
+reader, ``/dev/zero`` would fill the memory), and only up to ``MAX_BYTES`` (256 MB, far above
+a real session; ``ctxlab replay --max-bytes`` changes it).
 """
 
 from __future__ import annotations
@@ -77,11 +78,18 @@ def parse_lines(text: str) -> ReadResult:
         except (ValueError, RecursionError):
             result.broken.append(number)
             continue
-        if isinstance(data, dict) and not _lone_surrogate(stripped, data):
+        if isinstance(data, dict) and not _lone_surrogate(stripped, data) \
+                and not _shapeless_message(data):
             result.entries.append(Entry(number, data))
         else:
             result.broken.append(number)
     return result
+
+
+def _shapeless_message(data: dict[str, Any]) -> bool:
+    """Whether a conversation line carries a ``message`` that is not a JSON object."""
+    return data.get("type") in ("user", "assistant") and "message" in data \
+        and not isinstance(data["message"], dict)
 
 
 def _lone_surrogate(line: str, data: dict[str, Any]) -> bool:

@@ -69,8 +69,9 @@ def _notes(report: ImportReport) -> list[str]:
                      f"(of {len(report.boundaries)}); --whole-file (whole_file=True) replays "
                      "everything")
     if report.broken_lines:
-        notes.append(f"{len(report.broken_lines)} line(s) could not be read (not JSON, or a lone "
-                     "surrogate in a string) and were skipped")
+        notes.append(f"{len(report.broken_lines)} line(s) could not be read (not JSON, a lone "
+                     "surrogate in a string, or a message that is not an object) and were "
+                     "skipped")
     if report.images_replaced:
         notes.append(f"{report.images_replaced} image(s) the API would refuse (damaged base64, "
                      "too big) were replaced by a text placeholder")

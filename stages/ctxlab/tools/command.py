@@ -1,12 +1,13 @@
-"""The ``run_command`` tool: one program, no shell, inside the workspace (DESIGN §2).
+"""The ``run_command`` tool: one program, no shell, inside the workspace (DESIGN §2, §9).
 
-The program runs with the workspace root as working directory and HOME, a scrubbed environment
-(nothing from the parent process, so no ``ANTHROPIC_API_KEY``), under ``reaper`` (a child
-subreaper on Linux): when the program exits, every process it started is killed, and at the
-timeout all of them are, even those that moved to a new session. Output (stdout and stderr
-together) is read incrementally and only the first ``cap`` bytes are kept, so a command that
-prints 10 MB costs ``cap`` bytes of memory. Output containing NUL bytes is reported as binary
-instead of being dumped.
+The program runs in the OS jail when there is one (``confine``: the workspace is its only
+writable folder, at the same path, and ``COMMAND_LIMITS`` hold), with the workspace root as
+working directory and HOME, a scrubbed environment (nothing from the parent process, so no
+``ANTHROPIC_API_KEY``), under ``reaper`` (a child subreaper on Linux): when the program exits,
+every process it started is killed, and at the timeout all of them are, even those that moved
+to a new session. Output (stdout and stderr together) is read incrementally and only the first
+``cap`` bytes are kept, so a command that prints 10 MB costs ``cap`` bytes of memory. Output
+containing NUL bytes is reported as binary instead of being dumped.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ import selectors
 import shutil
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ctxlab.tools import forkserver
+from ctxlab import jail
+from ctxlab.jail.limits import COMMAND_LIMITS, for_timeout
+from ctxlab.tools import confine, forkserver
 from ctxlab.tools.results import ToolError
 from ctxlab.tools.sandbox import check_allowed, split_command
 
@@ -63,7 +66,8 @@ def run_command(root: Path, command: str, *, timeout: float, cap: int,
     argv = split_command(command, root)
     if allowed is not None:
         check_allowed(argv, allowed, confirm)
-    captured = capture(argv, root, timeout=timeout, cap=cap)
+    limits = COMMAND_LIMITS if confine.jailed() else None
+    captured = capture(argv, root, timeout=timeout, cap=cap, limits=limits)
     text = render_output(captured, cap)
     if captured.timed_out:
         raise ToolError(
@@ -72,12 +76,20 @@ def run_command(root: Path, command: str, *, timeout: float, cap: int,
     return f"{text}\n[exit code: {captured.exit_code}]"
 
 
-def capture(argv: list[str], root: Path, *, timeout: float, cap: int) -> Captured:
-    """Run ``argv`` with the sandbox environment, keeping at most ``cap`` bytes of output."""
+def capture(argv: list[str], root: Path, *, timeout: float, cap: int,
+            limits: jail.Limits | None = None, readonly: Sequence[Path] = ()) -> Captured:
+    """Run ``argv`` with the sandbox environment, keeping at most ``cap`` bytes of output.
+
+    With ``limits`` it runs in the jail (``ctxlab.jail.wrap``), ``root`` its writable folder,
+    ``readonly`` folders bound read-only, its CPU time capped at ``timeout`` as well.
+    """
     env = safe_env(root)
     program = str(root / argv[0]) if "/" in argv[0] else shutil.which(argv[0], path=env["PATH"])
     if program is None or not os.access(program, os.X_OK) or os.path.isdir(program):
         raise ToolError(f"command not found: {argv[0]!r}")
+    if limits is not None:
+        argv = jail.wrap(argv, writable=root, readonly=readonly,
+                         limits=for_timeout(limits, timeout), env=env)
     read_end, write_end = os.pipe()
     try:
         running = forkserver.start(argv, root, env, write_end)

@@ -16,7 +16,9 @@ The options of ``grep``, ``ls``, ``wc``, ``cat``, ``head`` and ``tail`` are read
 programs read them (``options``: ``--der``, ``-d rec``, ``-e -- -R``); another program's
 words are matched against the spellings above, ``--`` included.
 
-Guard rails against a model's mistakes, not a security boundary (see ``sandbox``).
+Guard rails against a model's mistakes, not a security boundary (see ``sandbox``). Nothing
+here opens a file that could block: a list of names that is not a regular file (a named pipe)
+is refused unread.
 """
 
 from __future__ import annotations
@@ -125,12 +127,15 @@ def _check_list(root: Path, name: str, shown: str,
     """Every name in the list file ``name`` (NUL- or newline-separated) must stay inside."""
     if name == "-":
         return  # standard input: the sandbox gives commands an empty one
-    path = root / name
-    try:
-        with path.open("rb") as stream:
-            data = stream.read(_MAX_LIST_BYTES + 1)
+    try:  # never blocks: a FIFO or a device is refused, not opened for reading
+        descriptor = os.open(root / name, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return  # the program will say it cannot read it
+    with os.fdopen(descriptor, "rb") as stream:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            raise ToolError(f"{shown!r}: the list of names is not a regular file, so the names "
+                            "in it cannot be checked; write them to a file first")
+        data = stream.read(_MAX_LIST_BYTES + 1)
     if len(data) > _MAX_LIST_BYTES:
         raise ToolError(f"{shown!r}: the list of names is over {_MAX_LIST_BYTES} bytes")
     for entry in data.replace(b"\0", b"\n").split(b"\n"):

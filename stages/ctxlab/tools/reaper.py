@@ -13,7 +13,9 @@ client sends SIGTERM at the timeout — the reaper SIGKILLs every process left b
 them and writes the command's exit code on the line. Elsewhere ``prctl`` is missing: the reaper
 still kills what it can find below it, but a process that leaves the group and whose parent
 exits is not contained. A process of the command that kills the reaper itself (only an
-interpreter can: the python3 allowance) leaves the rest uncontained too.
+interpreter can: the python3 allowance) leaves the rest uncontained too — outside the jail
+(``ctxlab.jail``): in it, the command has a process-id namespace of its own and cannot see the
+reaper, and the whole namespace dies with the jail's first process.
 
 A fork of this small process costs about a millisecond; a Python started for every command
 cost ten. The server reaps a reaper only once the client has closed its line, so the client

@@ -12,8 +12,10 @@ In live mode (a real model choosing the commands) a command must also start with
 ``LIVE_ALLOWED_PROGRAMS``, named bare (no path): any other is refused unless the user confirmed
 it (``ctxlab run --live --allow-any-command``) — never run silently.
 
-These are guard rails against a model's mistakes, not a security boundary: a program that is
-allowed to run (``python3 -c ...``) can still open any file the user can.
+These are the guide's tool permissions (§5): guard rails against a model's mistakes, not a
+security boundary — a program that is allowed to run (``python3 -c ...``) can open any file the
+user can. The boundary is the OS jail (``ctxlab.jail``) that ``run_command`` runs every command
+in where there is one (``confine``); the guard is its second line, and the fallback without it.
 """
 
 from __future__ import annotations
