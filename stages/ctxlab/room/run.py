@@ -29,7 +29,6 @@ from .. import jail
 from ..tools.command import safe_env
 from ..workbook.layout import Stage, repo_root
 from .spawn import spawn
-from .verdict import graded_args
 
 COPIED = ("tests", "solutions", "fixtures", "stages/ctxlab", "pyproject.toml", "README.md")
 SKIP_NAMES = ("__pycache__", ".pytest_cache", ".ipynb_checkpoints", "*.pyc")
@@ -70,6 +69,19 @@ class Run:
     odd: list[str] = field(default_factory=list)  # what the pipe carried that is not a run's
     exit_code: int | None = None
     tampered: list[str] = field(default_factory=list)  # set by ``ctxlab.room.verdict``
+
+
+def graded_args(stage: Stage, select: str | None, tests: list[str] | None = None,
+                root: Path | None = None) -> list[str]:
+    """The test paths and options of a graded run, shared by the run and the collection
+    (``tests``: the stage's tests and the ladder unless told; ``root``: the checkout they are
+    in and whose ``pyproject.toml`` configures pytest, when it is not the working folder)."""
+    paths = tests or [f"tests/s{stage.number}", "tests/ladder"]
+    args = [*(str(root / p) for p in paths), "-c", str(root / "pyproject.toml")] if root \
+        else paths
+    args = [*args, "-q", "-p", "no:cacheprovider", "--stage", str(stage.number),
+            "--chain", "reference"]
+    return args + (["-k", select] if select else [])
 
 
 def limits(timeout: float) -> jail.Limits:

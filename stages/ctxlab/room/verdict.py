@@ -22,30 +22,14 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..workbook.layout import Stage, repo_root
-
-if TYPE_CHECKING:
-    from .run import Run
+from .run import Run, graded_args
 
 ALLOWED = {"run": {"passed", "failed"}, "xfail": {"xfailed", "failed"}, "skip": {"skipped"}}
 """The outcomes each kind of collected test can honestly end with."""
 NORMAL_EXITS = (0, 1, 5)  # pytest's "the session ran" codes
 SHOWN = 3  # test names quoted per finding
-
-
-def graded_args(stage: Stage, select: str | None, tests: list[str] | None = None,
-                root: Path | None = None) -> list[str]:
-    """The test paths and options of a graded run, shared by the run and the collection
-    (``tests``: the stage's tests and the ladder unless told; ``root``: the checkout they are
-    in and whose ``pyproject.toml`` configures pytest, when it is not the working folder)."""
-    paths = tests or [f"tests/s{stage.number}", "tests/ladder"]
-    args = [*(str(root / p) for p in paths), "-c", str(root / "pyproject.toml")] if root \
-        else paths
-    args = [*args, "-q", "-p", "no:cacheprovider", "--stage", str(stage.number),
-            "--chain", "reference"]
-    return args + (["-k", select] if select else [])
 
 
 @dataclass(frozen=True)
