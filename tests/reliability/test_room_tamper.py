@@ -1,8 +1,10 @@
-"""Six ways to fake a stage's result from the participant's own code, each caught by the room
-(``ctxlab.room.sentinel``, ``ctxlab.room.verdict``). Each is the handout of stage 1 (or the
-reference, where the fake needs passing tests) plus a few lines at the end of ``estimate.py``,
-graded on ``tests/s1/test_estimate.py`` and the ladder's ``estimate`` cells. Twelve runs of a
-worker: in ``make reliability`` (``CTXLAB_SLOW=1``), not in ``make test``.
+"""Ways to fake a stage's result from the participant's own code, each caught by the room's
+in-process checks alone (``ctxlab.room.sentinel``, ``ctxlab.room.verdict``): graded without the
+jail, as ``ctxlab room --no-jail`` does, so that what the checks see is not hidden by what the
+jail prevents (``test_room_jail.py`` grades in the jail). Each is the handout of stage 1 (or
+the reference, where the fake needs passing tests) plus a few lines at the end of
+``estimate.py``, graded on ``tests/s1/test_estimate.py`` and the ladder's ``estimate`` cells.
+Twelve runs of a worker: in ``make reliability`` (``CTXLAB_SLOW=1``), not in ``make test``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from ctxlab.room.run import OK, Run, grade_copy, make_copy
+from ctxlab.room.run import OK, Run, grade_copy, make_ref
 from ctxlab.room.verdict import expected, findings
 from ctxlab.workbook.layout import repo_root, stage
 
@@ -30,7 +32,8 @@ def pytest_runtest_makereport(item, call):
 CHEATS = {  # name: (code appended to the handout's estimate.py, a finding it must give)
     "runtest": ("import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
                 "_pytest.python.Function.runtest was replaced"),
-    "conftest": ("import pathlib\n_d = pathlib.Path('tests/ladder/extra')\n_d.mkdir()\n"
+    "conftest": ("import os, pathlib\n"
+                 "_d = pathlib.Path(os.environ['CTXLAB_ROOT'], 'tests/ladder/extra')\n_d.mkdir()\n"
                  f"(_d / 'conftest.py').write_text({FORCE!r})\n"
                  "(_d / 'test_more.py').write_text('def test_more(): pass')\n",
                  "a foreign plugin was registered: tests/ladder/extra/conftest.py"),
@@ -69,7 +72,7 @@ FAKE_NEEDS_PASSES = {"runtest", "testreport", "xfail-in-a-test"}  # graded on th
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Run, list[str]]]:
     base = tmp_path_factory.mktemp("tamper")
-    kinds = expected(stage(1), SELECT, TESTS)
+    collected = expected(stage(1), SELECT, TESTS)
 
     def one(name: str) -> tuple[Run, list[str]]:
         source = "solutions" if name == "honest" else "stages"
@@ -78,10 +81,13 @@ def graded(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Run, lis
         code = "" if name == "honest" else CHEATS[name][0]
         estimate = package / "estimate.py"
         estimate.write_text(estimate.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
-        make_copy(base / name, stage(1), package)
-        run = grade_copy(base / name, stage(1), timeout=120, select=SELECT, tests=TESTS)
-        return run, findings(run.events, run.records, run.exit_code, run.status != OK
-                             and run.exit_code is None, kinds)
+        mine, ref = base / name, base / f"ref-{name}"
+        shutil.copytree(package, mine / "stages" / "s1_loop")
+        ref.mkdir()
+        make_ref(ref, stage(1), collected.modules)
+        run = grade_copy(ref, mine, stage(1), timeout=120, select=SELECT, tests=TESTS,
+                         jailed=False)
+        return run, findings(run, collected.tests)
 
     names = [*CHEATS, "honest"]
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:

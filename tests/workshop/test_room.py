@@ -86,7 +86,9 @@ def test_a_faked_outcome_scores_zero_and_says_what_was_found(room: Room) -> None
     """The handout plus ``Function.runtest = lambda self: None``: inside its process every
     test it reaches passes (30 of 45 on stage 1 before the sentinel); graded, stage 1 is 0."""
     cheat, pristine = room["cheat"], room["pristine"]
-    assert cheat.tampered == ["s1: _pytest.python.Function.runtest was replaced"]
+    assert cheat.tampered == [  # what the grader reads in the source, what the sentinel saw
+        "s1: the submission carries pytest machinery: s1_loop/loop.py:33: imports _pytest.python",
+        "s1: _pytest.python.Function.runtest was replaced"]
     stage1 = [s for s in cheat.scored if s.stage == 1]
     assert {s.status for s in stage1} == {"TAMPERED"} and sum(s.points for s in stage1) == 0
     assert cheat.points(2) == pristine.points(2)  # its honest stage is graded as usual
@@ -140,7 +142,7 @@ def test_the_command_prints_the_board_csv_and_json(
         assert (data["graded"], data["rejected"]) == (5, 1)
         rows = {p["name"]: p for p in data["participants"]}
         assert rows["dup"]["rejected"].startswith("dup.zip: two members named")
-        assert rows["cheat"]["tampered"] == ["s1: _pytest.python.Function.runtest was replaced"]
+        assert rows["cheat"]["tampered"] == room["cheat"].tampered
         assert all(not p["tampered"] and not p["rejected"] for n, p in rows.items()
                    if n not in ("cheat", "dup"))
     elif form == "--csv":

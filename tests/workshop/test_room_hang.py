@@ -1,6 +1,6 @@
-"""``ctxlab room`` against a submission that hangs: a zip whose exercise 1.2 writes outside its
-copy and then waits forever, with a member that climbs out of its folder. Grading it waits
-out the time limit, so it is a ``reliability`` check (``make reliability``)."""
+"""``ctxlab room`` against a submission that hangs: a zip whose exercise 1.2 tries to write
+outside its copy and then waits forever, with a member that climbs out of its folder. Grading
+it waits out the time limit, so it is a ``reliability`` check (``make reliability``)."""
 
 from __future__ import annotations
 
@@ -27,10 +27,10 @@ def test_a_hang_is_cut_at_the_time_limit_and_costs_only_its_own_stage(hung: Room
     assert hang.points(1)[0] == 0 and hang.points(2)[0] == hang.points(2)[1] > 0
 
 
-def test_a_write_outside_the_copy_is_reported(hung: Room) -> None:
+def test_a_write_outside_the_copy_is_stopped_and_reported(hung: Room) -> None:
     escaped = hung.base / ESCAPED  # where the hanging submission writes, outside its copy
-    assert escaped.exists()  # the write happened (it is not stopped) ...
-    assert hung.graded[0].outside == [str(escaped.resolve())]  # ... and it is reported
+    assert not escaped.exists()  # the jail has no such folder ...
+    assert hung.graded[0].outside == [str(escaped.resolve())]  # ... and the try is reported
 
 
 def test_a_member_that_climbs_out_is_not_unpacked(hung: Room) -> None:

@@ -41,3 +41,35 @@ def test_without_a_selection_every_exercise_and_cell_counts_even_when_nothing_ra
         points.load().of_exercise(e) for e in ("2.1", "2.2", "2.3", "2.4", "2.5")) + sum(
         points.load().of_rung(r.id) for r in LADDER for k, v in r.cells.items()
         if v != NA and Cell.parse(k).stage == 2)
+
+
+def test_without_a_jail_the_room_refuses_unless_told(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """The jail made unavailable (as on macOS, or where user namespaces are forbidden): one
+    line, exit code 2, nothing graded; with ``--no-jail`` the room is graded unjailed and the
+    report says so (the grading itself is ``test_room_tamper.py``'s, which runs unjailed)."""
+    from pathlib import Path
+
+    from ctxlab import jail
+    from ctxlab.commands import room_cmd
+    from ctxlab.room.room import Participant
+    from ctxlab.room.submissions import Submission
+
+    monkeypatch.setattr(jail, "probe", lambda: jail.Status(False, "no bwrap on PATH"))
+    graded: list[bool] = []
+
+    def grade_room(*args: object, jailed: bool, **kwargs: object) -> list[Participant]:
+        graded.append(jailed)
+        return [Participant(Submission("ann", Path("ann"), None), runs={1: "missing"},
+                            seconds={1: 0.0})]
+
+    monkeypatch.setattr(room_cmd, "grade_room", grade_room)
+    assert main(["room", str(tmp_path), "--stages", "1"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "no bwrap on PATH" in err
+    assert "--no-jail" in err and graded == []
+    assert main(["room", str(tmp_path), "--stages", "1", "--no-jail"]) == 0
+    out, err = capsys.readouterr()
+    assert graded == [False] and "Unjailed" in err and "Unjailed" in out
+    assert main(["room", str(tmp_path), "--stages", "1", "--no-jail", "--json"]) == 0
+    assert '"jailed": false' in capsys.readouterr().out

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..view.fit import compact_table, figures
 from ..workbook.points import EARNS
+from .copying import shown
 from .room import Participant
 
 
@@ -21,17 +22,20 @@ def flags(person: Participant) -> list[str]:
     """Short marks for the scoreboard's last column."""
     if person.submission.rejected:
         return ["rejected"]
-    marks = [f"s{n} {fate}" for n, fate in person.runs.items() if fate in ("time-out", "crash")]
+    marks = [f"s{n} {fate}" for n, fate in person.runs.items()
+             if fate in ("time-out", "crash", "refused")]
     marks += sorted({f"{t.split(':')[0]} tampered" for t in person.tampered})
     if person.ignored_edits:
         marks.append("tests edited")
     if person.outside:
-        marks.append("wrote outside")
+        marks.append("wrote outside")  # or tried to, in the jail
     return marks
 
 
 CAPTION = ("Graded with this checkout's tests and reference: edits to a submission's tests "
            "are ignored (listed below). Points: solutions/grading.toml.")
+UNJAILED = ("Unjailed (--no-jail): each participant's code ran with your rights and could "
+            "read or change the other submissions, the room's results and your checkout.")
 
 
 def scoreboard(room: list[Participant], stages: list[int]) -> RenderableType:
@@ -60,7 +64,7 @@ def findings(person: Participant) -> RenderableType:
     by what happened (a failing one with its first failing assertion), ignored edits, writes
     outside the copy, notes on the submission."""
     total, worth = person.points()
-    lines = [Text(f"{person.name}: {total}/{worth}  ({person.submission.source})",
+    lines = [Text(f"{person.name}: {total}/{worth}  ({shown(str(person.submission.source))})",
                   style="bold")]
     if person.submission.rejected:
         lines.append(Text(f"  rejected: {person.submission.rejected}", style="bold red"))
@@ -79,23 +83,28 @@ def findings(person: Participant) -> RenderableType:
     for edit in person.ignored_edits:
         lines.append(Text(f"  ignored edit: {edit}"))
     for path in person.outside:
-        lines.append(Text(f"  wrote outside its copy: {path}", style="bold red"))
+        lines.append(Text(f"  wrote (or tried to) outside its copy: {path}", style="bold red"))
     for note in person.notes:
         lines.append(Text(f"  note: {note}"))
     return Group(*lines)
 
 
-def show(console: Console, room: list[Participant], stages: list[int]) -> None:
+def show(console: Console, room: list[Participant], stages: list[int], *,
+         jailed: bool = True) -> None:
     console.print(scoreboard(room, stages))
     console.print(CAPTION, highlight=False)
+    if not jailed:
+        console.print(UNJAILED, style="bold red", highlight=False)
     for person in sorted(room, key=lambda p: p.name):
         console.print(findings(person))
 
 
-def to_json(room: list[Participant], stages: list[int]) -> dict[str, Any]:
-    return {"stages": stages, "graded": sum(not p.submission.rejected for p in room),
+def to_json(room: list[Participant], stages: list[int], *,
+            jailed: bool = True) -> dict[str, Any]:
+    return {"stages": stages, "jailed": jailed,
+            "graded": sum(not p.submission.rejected for p in room),
             "rejected": sum(bool(p.submission.rejected) for p in room), "participants": [{
-        "name": p.name, "source": str(p.submission.source),
+        "name": p.name, "source": shown(str(p.submission.source)),
         "rejected": p.submission.rejected, "tampered": p.tampered,
         "total": p.points()[0], "max": p.points()[1],
         "stages": {str(n): {"points": p.points(n)[0], "max": p.points(n)[1],

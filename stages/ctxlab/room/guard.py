@@ -1,19 +1,21 @@
 """Writes outside a participant's copy, seen from inside the grading process.
 
-``install(copy, log)`` adds an audit hook (PEP 578) to the process that runs the tests: every
+``install(copy, report)`` adds an audit hook (PEP 578) to the process that runs the tests: every
 open for writing, remove, rename, mkdir, rmdir, link, truncate, chmod, utime and rmtree whose
-path resolves outside ``copy`` (``/dev`` aside) is appended to ``log`` as one JSON line. The
-write itself is not stopped — the tests must run as they would — but ``ctxlab room`` reports
-it. Like the tool sandbox, this is a guard rail, not a security boundary: a program the code
-starts in another process, or a call through ``ctypes``, is not seen.
+path resolves outside ``copy`` (``/dev`` aside) is reported as ``{"event": "outside", "path":
+…}`` (to the grader's pipe). The hook stops nothing: in the jail such a write fails on its own
+(nothing outside the copy is writable), unjailed it happens, and either way ``ctxlab room``
+says the code tried. Not a boundary: another process, or a call through ``ctypes``, is not
+seen.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 EVENTS = {"open": (0,), "os.remove": (0,), "os.rename": (0, 1), "os.mkdir": (0,),
           "os.rmdir": (0,), "os.symlink": (1,), "os.link": (1,), "os.truncate": (0,),
@@ -24,8 +26,8 @@ ALLOWED = ("/dev/",)
 LIMIT = 50  # distinct paths logged per process
 
 
-def install(copy: Path, log: Path) -> None:
-    """Watch this process's writes; those outside ``copy`` go to ``log``."""
+def install(copy: Path, report: Callable[[dict[str, Any]], None]) -> None:
+    """Watch this process's writes; those outside ``copy`` are reported."""
     root = os.path.realpath(copy) + os.sep
     seen: set[str] = set()
     busy = [False]
@@ -48,8 +50,7 @@ def install(copy: Path, log: Path) -> None:
                 if real.startswith(root) or real.startswith(ALLOWED) or real in seen:
                     continue
                 seen.add(real)
-                with open(log, "a", encoding="utf-8") as out:
-                    out.write(json.dumps({"event": event, "path": real}) + "\n")
+                report({"event": "outside", "call": event, "path": real})
             except (OSError, ValueError, TypeError):
                 pass
             finally:

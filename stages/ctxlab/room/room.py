@@ -1,15 +1,16 @@
 """``ctxlab room``: grade a room of participants with the instructor's tests and reference.
 
-Each submission's stage packages are graded stage by stage (``run``), in parallel over the
-cores, each in a temporary copy of its own under a time limit. Identical packages are graded
-once — the tests are seeded and deterministic, so the same code earns the same result — which
-is what makes a room of mostly untouched later stages cheap. A run that hangs or crashes costs
-only the exercises of that stage it did not finish; the rest of the room is unaffected.
+Each submission's stage packages are taken into the grader's work area (``intake``) and graded
+stage by stage (``run``), in parallel over the cores, each in a jail of its own under a time
+limit and resource limits. Identical packages are graded once — the tests are seeded and
+deterministic, so the same code earns the same result — which is what makes a room of mostly
+untouched later stages cheap. A run that hangs or crashes costs only the exercises of that
+stage it did not finish; a package that cannot be taken is refused on its own; the rest of the
+room is unaffected. Only this process writes the room's results.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -21,13 +22,15 @@ from ..workbook import grade, points
 from ..workbook.grade import Row
 from ..workbook.layout import Stage, repo_root
 from ..workbook.manage import fresh
-from .run import CRASH, OK, TIMEOUT, Run, grade_copy, make_copy
+from .intake import take_all
+from .run import CRASH, OK, TIMEOUT, Run, grade_copy, make_ref
 from .submissions import Submission, discover
 from .tamper import edits
-from .verdict import expected, findings
+from .verdict import Collected, expected, findings
 
 LABEL = {TIMEOUT: "TIME-OUT", CRASH: "CRASH"}
 MISSING, TAMPERED, REJECTED = "MISSING", "TAMPERED", "REJECTED"
+REFUSED = "refused"  # a stage package the grader would not take (``intake``)
 
 
 @dataclass
@@ -52,58 +55,43 @@ class Participant:
         return sum(s.points for s in mine), sum(s.max for s in mine)
 
 
-def digest(package: Path) -> str:
-    """A stage package's content, as one hash (paths and bytes; caches left out)."""
-    sha = hashlib.sha256()
-    for path in sorted(package.rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
-            sha.update(path.relative_to(package).as_posix().encode() + b"\0")
-            sha.update(path.read_bytes() + b"\0")
-    return sha.hexdigest()
-
-
 def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: float,
-               jobs: int | None = None, select: str | None = None,
+               jailed: bool = True, jobs: int | None = None, select: str | None = None,
                track: Callable[[list[Future[Run]]], object] | None = None) -> list[Participant]:
-    """Grade every submission of ``paths`` on ``stages``; temporary copies go below ``work``."""
+    """Grade every submission of ``paths`` on ``stages``; copies go below ``work``. With
+    ``jailed`` (the default) every run is in the jail (``ctxlab.jail``)."""
     submissions = discover(paths, work)
-    keys: dict[tuple[int, str], Path] = {}
-    plan: dict[tuple[str, int], tuple[int, str] | None] = {}
-    for sub in submissions:
-        for stage in stages:
-            package = sub.stages / stage.package if sub.stages else None
-            if package is None or not (package / "__init__.py").is_file():
-                plan[(sub.name, stage.number)] = None
-                continue
-            key = (stage.number, digest(package))
-            keys.setdefault(key, package)
-            plan[(sub.name, stage.number)] = key
+    taken = take_all(submissions, stages, work)
+    keys = {t.key: t for t in taken.values() if t.key is not None}
     by_number = {s.number: s for s in stages}
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        kinds = {s.number: pool.submit(expected, s, select) for s in stages}
-        futures = {key: pool.submit(_grade_one, work / f"run-{i}", by_number[key[0]],
-                                    package, timeout, select)
-                   for i, (key, package) in enumerate(keys.items())}
+        collected = {s.number: pool.submit(expected, s, select) for s in stages}
+        futures = {key: pool.submit(_grade_one, work / f"ref-{i}", one.mine,
+                                    by_number[key[0]], timeout, select, jailed,
+                                    collected[key[0]])
+                   for i, (key, one) in enumerate(keys.items())}
         if track is not None:
             track(list(futures.values()))
         runs = {key: future.result() for key, future in futures.items()}
-        for (number, _), run in runs.items():
-            run.tampered = findings(run.events, run.records, run.exit_code,
-                                    run.status == TIMEOUT, kinds[number].result())
+        for key, run in runs.items():
+            plugin = [f"the submission carries pytest machinery: {p}" for p in keys[key].plugin]
+            run.tampered = plugin + findings(run, collected[key[0]].result().tests)
     table = points.load()
-    universe = {s.number: _universe(s, [r for k, r in runs.items() if k[0] == s.number],
-                                    every=select is None) for s in stages}
+    universe = {s.number: _universe(s, [r for k, r in runs.items()  # a tampered run's
+                                        if k[0] == s.number and not r.tampered],  # records
+                                    every=select is None) for s in stages}  # are not trusted
     room = []
     for sub in submissions:
         person = Participant(sub, notes=list(sub.notes))
         if sub.checkout is not None:
             person.ignored_edits = edits(sub.checkout, repo_root())
         for stage in stages:
-            key = plan[(sub.name, stage.number)]
-            run = runs[key] if key else None
-            person.runs[stage.number] = run.status if run else "missing"
+            one = taken[(sub.name, stage.number)]
+            run = runs[one.key] if one.key else None
+            person.runs[stage.number] = (run.status if run else
+                                         REFUSED if one.refused else "missing")
             person.seconds[stage.number] = run.seconds if run else 0.0
-            rows = _rows(stage, run, universe[stage.number], sub.rejected)
+            rows = _rows(stage, run, universe[stage.number], sub.rejected or one.refused)
             person.scored += points.score(rows, table)
             if run is not None:
                 person.outside += [p for p in run.outside if p not in person.outside]
@@ -112,14 +100,14 @@ def grade_room(paths: list[Path], stages: list[Stage], work: Path, *, timeout: f
     return room
 
 
-def _grade_one(copy: Path, stage: Stage, package: Path, timeout: float,
-               select: str | None) -> Run:
+def _grade_one(ref: Path, mine: Path, stage: Stage, timeout: float, select: str | None,
+               jailed: bool, collected: Future[Collected]) -> Run:
     try:
-        copy.mkdir(parents=True)
-        make_copy(copy, stage, package)
+        ref.mkdir(parents=True)
+        make_ref(ref, stage, collected.result().modules)
     except OSError as error:
-        return Run([], CRASH, detail=f"could not copy the submission: {error}")
-    return grade_copy(copy, stage, timeout=timeout, select=select)
+        return Run([], CRASH, detail=f"could not copy the instructor's tests: {error}")
+    return grade_copy(ref, mine, stage, timeout=timeout, select=select, jailed=jailed)
 
 
 def _graded_rows(stage: Stage, run: Run) -> list[Row]:

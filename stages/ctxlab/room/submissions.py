@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from ..workbook.layout import BY_PACKAGE
+from .copying import shown
 
 ARCHIVES = (".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tar", ".zip")
 MAX_BYTES = 100 * 1024 * 1024  # unpacked, per archive
@@ -98,12 +99,12 @@ def _one(path: Path, work: Path) -> Submission:
             notes = unpack(path, target)
         except SubmissionError as error:
             shutil.rmtree(target, ignore_errors=True)
-            return Submission(_stem(path), path, None, rejected=str(error))
+            return Submission(shown(_stem(path)), path, None, rejected=str(error))
         stages, checkout = _locate(target)
-        submission = Submission(_stem(path), path, stages, checkout, notes)
+        submission = Submission(shown(_stem(path)), path, stages, checkout, notes)
     else:
         stages, checkout = _locate(path)
-        submission = Submission(path.name, path, stages, checkout)
+        submission = Submission(shown(path.name), path, stages, checkout)
     if submission.stages is None:
         submission.notes.append("no stage package (s1_loop/ … s5_pipeline/) found")
     return submission

@@ -1,10 +1,13 @@
-"""One grading run inside a participant's copy (run as ``python -m ctxlab.room.worker``).
+"""One grading run (``python -m ctxlab.room.worker FD COPY PRELOAD PYTEST-ARGS…``).
 
-``ctxlab room`` starts it under the tool sandbox's reaper (scrubbed environment, HOME in the
-copy, every process killed at the time limit). It points the workbook at the copy — the
-instructor's tests and reference copied in, the participant's stage package in
-``stages/`` — keeps temporary files inside it, watches writes outside it (``guard``), loads the
-``sentinel`` before any of the participant's code, and runs pytest with the arguments given.
+``ctxlab room`` starts it in the jail, in an environment it made (``ctxlab.room.run``): the
+instructor's tests, reference and lab bench in a read-only copy (``CTXLAB_ROOT``), the
+participant's stage package in ``COPY`` (``CTXLAB_STAGES_ROOT``), temporary files inside it.
+Everything the grader learns of the run comes through descriptor ``FD``, a pipe: the workbook
+plugin's per-test lines (``--ctxlab-log-fd``), writes outside the copy (``guard``) and the
+``sentinel``'s findings. The descriptor is not inherited by the processes the tests start.
+The libraries named in the file ``PRELOAD`` (those the grader's own collection loaded) are
+imported before the sentinel's first look, none of the participant's code among them.
 """
 
 from __future__ import annotations
@@ -12,25 +15,35 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def main(argv: list[str]) -> int:
-    copy = Path(argv[0]).resolve()
-    os.environ.update(CTXLAB_ROOT=str(copy), CTXLAB_STAGES_ROOT=str(copy / "stages"),
-                      TMPDIR=str(copy / "tmp"), MPLCONFIGDIR=str(copy / "tmp" / "mpl"),
-                      MPLBACKEND="Agg", PYTEST_DISABLE_PLUGIN_AUTOLOAD="1")  # the workbook's
-    # plugin comes from pyproject.toml; third-party ones only cost start-up time
-    from .guard import install
+    fd, copy = int(argv[0]), Path(argv[1]).resolve()
+    os.set_inheritable(fd, False)
+    from ctxlab.workbook.pytest_plugin import write_line
 
-    install(copy, copy / ".room" / "outside.jsonl")
+    def report(line: dict[str, Any]) -> None:
+        write_line(fd, line)
+
+    from . import guard, reach
+    from .sentinel import watched
+
+    guard.install(copy, report)
+    reach.install(report, watched)
+    import contextlib
+    import importlib
+
     import pytest
 
-    import ctxlab.workbook.pytest_plugin  # noqa: F401  (watched from the start)
+    for name in Path(argv[2]).read_text(encoding="utf-8").split():
+        with contextlib.suppress(Exception):  # one the run does not need: pytest says if
+            importlib.import_module(name)  # it does
 
     from .sentinel import Sentinel
 
-    sentinel = Sentinel(copy, copy / ".room" / "log.jsonl")
-    return int(pytest.main(argv[1:], plugins=[sentinel]))
+    sentinel = Sentinel(Path(os.environ["CTXLAB_ROOT"]), copy, report)
+    return int(pytest.main(argv[3:], plugins=[sentinel]))
 
 
 if __name__ == "__main__":

@@ -10,8 +10,9 @@
 - ``@pytest.mark.checklist("B.12")`` names the appendix B items a test checks
   (``ctxlab.workbook.checklist``; docs/checklist.md is written from these marks).
 - ``--ctxlab-report FILE`` writes one JSON record per test for ``ctxlab grade``;
-  ``--ctxlab-log FILE`` appends each record as a JSON line as soon as its test ends (and a
-  ``start`` line before it runs), so ``ctxlab room`` keeps what finished before a hang or crash.
+  ``--ctxlab-log-fd N`` writes each record as a JSON line to descriptor N as soon as its test
+  ends (and a ``start`` line before it runs): ``ctxlab room``'s pipe, so the grader keeps what
+  finished before a hang or crash and the run is given no path to the grader's log.
 - ``--exercise N.M`` runs only that exercise's tests (one classroom autograding step each).
 """
 
@@ -42,8 +43,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="with --stage: take the other stages from solutions (reference) or "
                          "from your workbook (mine)")
     group.addoption("--ctxlab-report", default=None, help="write per-test results as JSON")
-    group.addoption("--ctxlab-log", default=None,
-                    help="append per-test results as JSON lines while the tests run")
+    group.addoption("--ctxlab-log-fd", type=int, default=None, metavar="N",
+                    help="write per-test results as JSON lines to descriptor N as they end")
     group.addoption("--exercise", default=None, metavar="N.M",
                     help="run only the tests of this exercise")
 
@@ -150,17 +151,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[Any]) -> 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Say which test starts, so a test that never ends can be named (``--ctxlab-log``)."""
+    """Say which test starts, so a test that never ends can be named (``--ctxlab-log-fd``)."""
     exercise = item.get_closest_marker("exercise")
     _log(item.config, {"event": "start", "nodeid": item.nodeid,
                        "exercise": exercise.args[0] if exercise else None})
 
 
 def _log(config: pytest.Config, line: dict[str, Any]) -> None:
-    path = config.getoption("ctxlab_log")
-    if path:
-        with open(path, "a", encoding="utf-8") as log:
-            log.write(json.dumps(line) + "\n")
+    fd = config.getoption("ctxlab_log_fd")
+    if fd is not None:
+        write_line(fd, line)
+
+
+def write_line(fd: int, line: dict[str, Any]) -> None:
+    """One JSON line to ``fd``, whole: a pipe's reader never sees half of it."""
+    data = (json.dumps(line) + "\n").encode("utf-8", "backslashreplace")
+    while data:
+        data = data[os.write(fd, data):]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
