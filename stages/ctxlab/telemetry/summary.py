@@ -96,7 +96,9 @@ class RunSummary:
     summary_calls: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
     """Every visible fact the model did not find: ``{"turn", "fact", "position",
-    "occupancy"}`` (DESIGN §4, retrieval)."""
+    "occupancy", "tokens", "kind"}`` (DESIGN §4, retrieval)."""
+    changed: list[dict[str, Any]] = field(default_factory=list)
+    """Every file the model saw change since an older read: ``{"turn", "file", "fact"}``."""
     subagents: list[dict[str, Any]] = field(default_factory=list)
     """Each child's own figures when the run delegated (§11): its tokens and dollars are
     already in this run's ``tokens_per_task`` and ``cost_usd``."""
@@ -137,6 +139,7 @@ class RunSummary:
             retrigger_after_compaction=retrigger_after_compaction(records),
             summary_calls=sum(r.kind == "summary" for r in records),
             misses=[{"turn": r.turn, **miss} for r in records for miss in r.misses],
+            changed=[{"turn": r.turn, **c} for r in records for c in r.changed],
         )
 
     def to_dict(self) -> dict[str, Any]:
