@@ -14,7 +14,7 @@ import dataclasses
 import random
 from typing import Any
 
-from ..scenarios import Scenario
+from ..scenarios import Scenario, Step
 from ..sim import ModelView, Reply
 from . import delegate, habits, parallel, probe, rereads, retrieval, summary, workset
 from .calls import CallLog
@@ -119,9 +119,7 @@ class Brain:
         if action.kind != "step" or action.step is None or not seek:
             return action
         steps = group(self.scenario.steps, self.scenario.index(action.step.id))
-        needs = {f: (self.scenario.marker(f),
-                     retrieval.kind(self.scenario.marker(f), retrieval.seeking(s)))
-                 for s in steps for f in s.needs}
+        needs = self._needs(steps)
         lost, changed = retrieval.look(view, self.seed, needs, on=self.rot, log=self.calls)
         self.changed += [c for c in changed if c not in self._noticed]
         self._noticed.update(changed)
@@ -136,10 +134,15 @@ class Brain:
             return Action("reread", (again,), action.step)
         more = parallel.followers(
             self.scenario, action.step, seen, self.behaviour.parallel,
-            f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.missed(
-                view, self.seed, {f: self.scenario.marker(f) for f in step.needs},
-                on=self.rot, log=self.calls))
+            f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(
+                view, self.seed, self._needs([step]), on=self.rot, log=self.calls)[0])
         return Action("step", action.calls + tuple(variant(s, seen) for s in more), action.step)
+
+    def _needs(self, steps: list[Step]) -> dict[str, tuple[str, str]]:
+        """The facts ``steps`` need: name → (marker, kind of fact for the retrieval model)."""
+        return {f: (self.scenario.marker(f),
+                    retrieval.kind(self.scenario.marker(f), retrieval.seeking(s)))
+                for s in steps for f in s.needs}
 
     def resumed(self, messages: list[dict[str, Any]]) -> None:
         """A client resumed its session: the calls it made before (every message it sent, as
