@@ -127,15 +127,14 @@ class Brain:
             self.misses += lost
             gone = {needs[miss.fact][0] for miss in lost}
             return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
-        again = rereads.reread(seen, action.step, self.scenario,
-                               self.behaviour.reread_in_view_rate,
-                               f"{self.scenario.name}:{self.seed}")
-        if again is not None:
-            return Action("reread", (again,), action.step)
         more = parallel.followers(
             self.scenario, action.step, seen, self.behaviour.parallel,
             f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(
                 view, self.seed, self._needs([step]), on=self.rot, log=self.calls)[0])
+        again = rereads.reread(seen, action.step, self.scenario,
+                               self.behaviour.reread_in_view_rate, self.seed, 1 + len(more))
+        if again is not None:
+            return Action("reread", (again,), action.step)
         return Action("step", action.calls + tuple(variant(s, seen) for s in more), action.step)
 
     def _needs(self, steps: list[Step]) -> dict[str, tuple[str, str]]:
