@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import random
 from typing import Any
 
@@ -127,12 +128,14 @@ class Brain:
             self.misses += lost
             gone = {needs[miss.fact][0] for miss in lost}
             return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
-        more = parallel.followers(
-            self.scenario, action.step, seen, self.behaviour.parallel,
-            f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(
-                view, self.seed, self._needs([step]), on=self.rot, log=self.calls)[0])
-        again = rereads.reread(seen, action.step, self.scenario,
-                               self.behaviour.reread_in_view_rate, self.seed, 1 + len(more))
+        rate = self.behaviour.reread_in_view_rate
+        more = itertools.takewhile(  # a batch stops short of a step due a re-read
+            lambda step: not rereads.due(self.scenario, step, rate, self.seed),
+            parallel.followers(
+                self.scenario, action.step, seen, self.behaviour.parallel,
+                f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(
+                    view, self.seed, self._needs([step]), on=self.rot, log=self.calls)[0]))
+        again = rereads.reread(seen, action.step, self.scenario, rate, self.seed)
         if again is not None:
             return Action("reread", (again,), action.step)
         return Action("step", action.calls + tuple(variant(s, seen) for s in more), action.step)

@@ -10,6 +10,8 @@ A scenario may set its own in ``[behaviour]``; a ``Brain`` may be given others f
   and the scenario facts the result shows, at ``note_rate``: the results with items are noted
   evenly spread (``noted``), so a run's measured rate is ``note_rate`` to within one result.
   A noted fact stays visible when its result is cleared; an un-noted one must be fetched again.
+  A note on one of several results that came back together names no item of a result left
+  un-noted (``calibrate`` would read that one as noted too).
 - *Re-reads in view*: ``reread_in_view_rate`` of reads are of a file still in view
   (``rereads``).
 - *Parallel calls*: a response that opens with a read, a search or a command holds on average
@@ -160,8 +162,8 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
     if not any(b.get("type") == "tool_result" for b in view.messages[-1]["content"]):
         return []
     k, known = _history(view.messages[:-1])
-    said = []
-    facts = set(scenario.facts.values())
+    taken: list[tuple[dict[str, Any], str, list[str]]] = []
+    passed: set[str] = set()  # items of the results left un-noted
     for block in view.messages[-1]["content"]:
         call = calls.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
         if call is None:
@@ -171,10 +173,16 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
         if not extra:
             continue
         k += 1
-        if not noted(k - 1, behaviour.note_rate, scenario.name, seed):
-            continue
-        found = sorted(m for m in finder.find(text)[0] if m in facts)
-        shown = found + [spoken(i) for i in extra if not any(spoken(i) in f for f in found)]
+        if noted(k - 1, behaviour.note_rate, scenario.name, seed):
+            taken.append((call, text, extra))
+        else:
+            passed.update(extra)
+    said = []
+    facts = set(scenario.facts.values())
+    for call, text, extra in taken:  # a note on one of several results in one message
+        found = sorted(m for m in finder.find(text)[0] if m in facts)  # names none of the
+        shown = found + [spoken(i) for i in extra  # items of a result left un-noted
+                         if i not in passed and not any(spoken(i) in f for f in found)]
         said.append(f"Noted from {call.get('name')}: "
                     + "; ".join(shown[:len(found) + MAX_ITEMS]))
     return said

@@ -4,13 +4,16 @@ Real agents read again some files whose earlier read is still in the request: be
 to check the text they are about to change, or to look at a file once more before the next
 step. ``ctxlab calibrate`` measures it per read (``reread_in_view_rate``, per session).
 
-The brain owes ``rate / (1 - rate)`` re-reads per planned read, so that ``rate`` of the
-session's reads are such re-reads: after the plan's first j steps it owes
-``floor(rate / (1 - rate) · reads among them + phase)``. A re-read is taken before a step
-when what it owes rose over the steps from two before it (a read is not checked again at
-once; a batch of parallel calls counts as its steps): spread evenly over the plan's reads
-(systematic sampling), so a session's count lands within one of its share whatever the
-plan's mix of reads and commands, where a draw per step would leave short sessions to chance.
+``calibrate`` measures the habit as re-reads over all reads, per session: a session of R
+planned reads and k re-reads shows k / (R + k). The brain owes re-reads at the pace
+``per_read(rate, R)`` per planned read, the pace whose count, rounded up or down at random as
+systematic sampling does, shows ``rate`` on average in a session of R reads (one re-read
+among two reads shows 0.5, so a session of one read must take it with the chance 2·rate,
+not rate/(1-rate)). After the plan's first j steps it owes ``floor(pace · reads among them
++ phase)``, and a step is *due* a re-read when what it owes rose with the step two before it
+(a read is not checked again at once): the re-read is taken before that step, and a batch of
+parallel calls stops short of it (``agent``). Spread evenly over the plan's reads, so a
+session's count is its share to within one, whatever the plan's mix of reads and commands.
 Each run seed is a session with its own phase, the phases of a scenario's seeds stratified
 as the working notes' are (``habits.noted``).
 
@@ -32,19 +35,44 @@ from .habits import GOLDEN
 from .visible import Visible
 
 
+def shown(owed: float, reads: int) -> float:
+    """The average share of re-reads among all reads of a session of ``reads`` planned reads
+    that owes ``owed`` re-reads, rounded down or up at random to whole ones."""
+    low = math.floor(owed)
+    up = owed - low
+    return (1 - up) * low / (reads + low) + up * (low + 1) / (reads + low + 1)
+
+
+def per_read(rate: float, reads: int) -> float:
+    """The re-reads owed per planned read that show ``rate`` on average in a session of
+    ``reads`` planned reads (``shown`` rises with what is owed: found by bisection)."""
+    if reads == 0 or rate == 0:
+        return 0.0
+    low, high = 0.0, rate / (1.0 - rate) * reads + 1.0
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if shown(middle, reads) < rate else (low, middle)
+    return (low + high) / 2 / reads
+
+
 def owed(scenario: Scenario, steps: int, rate: float, seed: int) -> int:
     """The re-reads owed once the plan's first ``steps`` steps are taken."""
-    reads = sum(s.call.tool == "read_file" for s in scenario.steps[:max(steps, 0)])
+    planned = [s.call.tool == "read_file" for s in scenario.steps]
     phase = (random.Random(f"{scenario.name}:rereads").random() + seed * GOLDEN) % 1.0
-    return math.floor(rate / (1.0 - rate) * reads + phase)
+    pace = per_read(rate, sum(planned))
+    return math.floor(pace * sum(planned[:max(steps, 0)]) + phase)
 
 
-def reread(seen: Visible, step: Step, scenario: Scenario, rate: float, seed: int,
-           span: int = 1) -> Call | None:
-    """The read to take before ``step`` (leading ``span`` steps in one response) out of
-    habit, or None."""
-    first = scenario.index(step.id)
-    if owed(scenario, first + span - 2, rate, seed) <= owed(scenario, first - 2, rate, seed):
+def due(scenario: Scenario, step: Step, rate: float, seed: int) -> bool:
+    """Whether a re-read is owed before ``step``."""
+    at = scenario.index(step.id)
+    return owed(scenario, at - 1, rate, seed) > owed(scenario, at - 2, rate, seed)
+
+
+def reread(seen: Visible, step: Step, scenario: Scenario, rate: float, seed: int
+           ) -> Call | None:
+    """The read to take before ``step`` out of habit, or None."""
+    if not due(scenario, step, rate, seed):
         return None
     read = Counter(c.input["path"] for _, c in seen.calls
                    if c.tool == "read_file" and isinstance(c.input.get("path"), str)
