@@ -130,7 +130,7 @@ class Brain:
             return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
         rate = self.behaviour.reread_in_view_rate
         more = itertools.takewhile(  # a batch stops short of a step due a re-read
-            lambda step: not rereads.due(self.scenario, step, rate, self.seed),
+            lambda step: not rereads.due(self.scenario, step, rate, self.seed, seen),
             parallel.followers(
                 self.scenario, action.step, seen, self.behaviour.parallel,
                 f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(

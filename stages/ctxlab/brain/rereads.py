@@ -10,18 +10,23 @@ planned reads and k re-reads shows k / (R + k). The brain owes re-reads at the p
 systematic sampling does, shows ``rate`` on average in a session of R reads (one re-read
 among two reads shows 0.5, so a session of one read must take it with the chance 2·rate,
 not rate/(1-rate)). After the plan's first j steps it owes ``floor(pace · reads among them
-+ phase)``, and a step is *due* a re-read when what it owes rose with the step two before it
-(a read is not checked again at once): the re-read is taken before that step, and a batch of
-parallel calls stops short of it (``agent``). Spread evenly over the plan's reads, so a
-session's count is its share to within one, whatever the plan's mix of reads and commands.
-Each run seed is a session with its own phase, the phases of a scenario's seeds stratified
-as the working notes' are (``habits.noted``).
++ phase)``, spread evenly over the plan's reads, so a session's count is its share to within
+one, whatever the plan's mix of reads and commands. Each run seed is a session with its own
+phase, the phases of a scenario's seeds stratified as the working notes' are
+(``habits.noted``).
+
+The re-reads it owes are re-reads in view of any cause: the measured rate is the total of a
+real agent's re-checks and of its lapses, so a fact the retrieval model missed
+(``retrieval``), fetched again from a file still in view, is one of them (``made``: the
+re-reads the request shows, as ``calibrate`` counts them, a write in between ending one).
+A step is *due* a re-read while the plan's reads before the step before it owe more than the
+request shows (a read is not checked again at once): it is taken before that step, and a
+batch of parallel calls stops short of it (``agent``).
 
 The file is the one the step edits, else one of the files read so far in view, drawn; a file
 it has already read twice in view is not taken again (the habit checks, it does not loop:
 §12.2's run of three is left to real losses). Everything is keyed on the seed and the plan,
-never on a layer: the habit fires the same whatever keeps the context, apart from the
-retrieval model's misses (``retrieval``), whose fetches-again come on top of it.
+and on what the request shows.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import math
 import random
 from collections import Counter
 
+from ..kinds import WRITE, kind_of
 from ..scenarios import Call, Scenario, Step
 from .habits import GOLDEN
 from .visible import Visible
@@ -63,16 +69,31 @@ def owed(scenario: Scenario, steps: int, rate: float, seed: int) -> int:
     return math.floor(pace * sum(planned[:max(steps, 0)]) + phase)
 
 
-def due(scenario: Scenario, step: Step, rate: float, seed: int) -> bool:
+def made(seen: Visible) -> int:
+    """The re-reads in view: reads of a file read before with no write to it in between."""
+    read: set[str] = set()
+    again = 0
+    for _, call in seen.calls:
+        path = call.input.get("path")
+        if not isinstance(path, str) or path.startswith(".task_outputs/"):
+            continue
+        if call.tool == "read_file":
+            again += path in read
+            read.add(path)
+        elif kind_of(call.tool) == WRITE:
+            read.discard(path)
+    return again
+
+
+def due(scenario: Scenario, step: Step, rate: float, seed: int, seen: Visible) -> bool:
     """Whether a re-read is owed before ``step``."""
-    at = scenario.index(step.id)
-    return owed(scenario, at - 1, rate, seed) > owed(scenario, at - 2, rate, seed)
+    return owed(scenario, scenario.index(step.id) - 1, rate, seed) > made(seen)
 
 
 def reread(seen: Visible, step: Step, scenario: Scenario, rate: float, seed: int
            ) -> Call | None:
     """The read to take before ``step`` out of habit, or None."""
-    if not due(scenario, step, rate, seed):
+    if not due(scenario, step, rate, seed, seen):
         return None
     read = Counter(c.input["path"] for _, c in seen.calls
                    if c.tool == "read_file" and isinstance(c.input.get("path"), str)
