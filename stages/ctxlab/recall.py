@@ -82,14 +82,15 @@ class Profile:
     points: tuple[tuple[float, float], ...]
 
     def weight(self, position: float) -> float:
-        return _at(self._losses, position) / self._mean
+        return _at(self._losses, position) / self.mean_loss
 
     @cached_property
     def _losses(self) -> tuple[tuple[float, float], ...]:
         return tuple((p, 1.0 - s) for p, s in self.points)
 
     @cached_property
-    def _mean(self) -> float:
+    def mean_loss(self) -> float:
+        """The interpolated loss's mean over [0, 1] (a midpoint sum of 1,000 steps)."""
         steps = 1000
         return sum(_at(self._losses, (k + 0.5) / steps) for k in range(steps)) / steps
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import math
 import random
 from collections.abc import Iterator
@@ -130,10 +131,17 @@ def _blocks(view: ModelView) -> list[dict[str, Any]]:
 
 
 def _reads(blocks: list[dict[str, Any]]) -> dict[int, str]:
-    """Block index → path, for every result of a ``read_file`` call in view."""
-    paths = {b.get("id"): b["input"]["path"] for b in blocks
-             if b.get("type") == "tool_use" and b.get("name") == "read_file"
-             and isinstance((b.get("input") or {}).get("path"), str)}
+    """Block index → path, for every result of a ``read_file`` call in view. Only reads that
+    asked the same (a whole file, or the same range of it) supersede each other, so a range's
+    path carries its other arguments."""
+    paths = {}
+    for b in blocks:
+        asked = b.get("input") or {}
+        if b.get("type") == "tool_use" and b.get("name") == "read_file" \
+                and isinstance(asked.get("path"), str):
+            rest = {k: v for k, v in asked.items() if k != "path"}
+            paths[b.get("id")] = asked["path"] + (f" {json.dumps(rest, sort_keys=True)}"
+                                                  if rest else "")
     return {i: paths[b["tool_use_id"]] for i, b in enumerate(blocks)
             if b.get("type") == "tool_result" and b.get("tool_use_id") in paths}
 
