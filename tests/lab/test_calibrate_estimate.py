@@ -85,4 +85,4 @@ def test_the_report_has_every_habit_per_session_and_per_source(
     assert main(["calibrate", str(tmp_path)]) == 0
     shown = capsys.readouterr().out
     assert "Left out one source at a time" in shown
-    assert "parallel_mean: alpha +0%?, beta +0%?; no source settles it" in shown
+    assert "parallel_mean: alpha +0%?, beta +0%?\n    no source settles it" in shown

@@ -110,8 +110,8 @@ def _per_session(console: Console, result: Calibration) -> None:
     for habit in HABITS:
         errors = ", ".join(f"{r.source} " + ("—" if r.error is None else f"{r.error:+.0%}")
                            + ("" if r.settled else "?") for r in result.sources[habit.key])
-        console.print(f"  {habit.key}: {errors or 'no source'}; "
-                      f"{verdict(result.sources[habit.key])}", highlight=False)
+        console.print(f"  {habit.key}: {errors or 'no source'}\n"
+                      f"    {verdict(result.sources[habit.key])}", highlight=False)
 
 
 def _simulated(args: argparse.Namespace, real: Calibration) -> int:
