@@ -23,10 +23,10 @@ A step is *due* a re-read while the plan's reads before the step before it owe m
 request shows (a read is not checked again at once): it is taken before that step, and a
 batch of parallel calls stops short of it (``agent``).
 
-The file is the one the step edits, else one of the files read so far in view, drawn; a file
-it has already read twice in view is not taken again (the habit checks, it does not loop:
-§12.2's run of three is left to real losses). Everything is keyed on the seed and the plan,
-and on what the request shows.
+The file is the one the step edits, else one of the files read so far in view and not written
+since, drawn; a file it has already read twice since its last write is not taken again (the
+habit checks, it does not loop: §12.2's run of three is left to real losses). Everything is
+keyed on the seed and the plan, and on what the request shows.
 """
 
 from __future__ import annotations
@@ -69,20 +69,26 @@ def owed(scenario: Scenario, steps: int, rate: float, seed: int) -> int:
     return math.floor(pace * sum(planned[:max(steps, 0)]) + phase)
 
 
-def made(seen: Visible) -> int:
-    """The re-reads in view: reads of a file read before with no write to it in between."""
-    read: set[str] = set()
+def _in_view(seen: Visible) -> tuple[int, Counter[str]]:
+    """(the re-reads in view: reads of a file read before with no write to it in between;
+    the files whose last read no write has followed, with their reads since the last write)."""
+    current: Counter[str] = Counter()
     again = 0
     for _, call in seen.calls:
         path = call.input.get("path")
         if not isinstance(path, str) or path.startswith(".task_outputs/"):
             continue
         if call.tool == "read_file":
-            again += path in read
-            read.add(path)
+            again += path in current
+            current[path] += 1
         elif kind_of(call.tool) == WRITE:
-            read.discard(path)
-    return again
+            current.pop(path, None)
+    return again, current
+
+
+def made(seen: Visible) -> int:
+    """The re-reads in view (``calibrate``'s rule)."""
+    return _in_view(seen)[0]
 
 
 def due(scenario: Scenario, step: Step, rate: float, seed: int, seen: Visible) -> bool:
@@ -95,9 +101,7 @@ def reread(seen: Visible, step: Step, scenario: Scenario, rate: float, seed: int
     """The read to take before ``step`` out of habit, or None."""
     if not due(scenario, step, rate, seed, seen):
         return None
-    read = Counter(c.input["path"] for _, c in seen.calls
-                   if c.tool == "read_file" and isinstance(c.input.get("path"), str)
-                   and not c.input["path"].startswith(".task_outputs/"))
+    read = _in_view(seen)[1]  # a file written since its read would be a read, no re-read
     if not read:
         return None
     rng = random.Random(f"{scenario.name}:{seed}:reread:{step.id}")
