@@ -31,12 +31,17 @@ def calls(reply: Reply) -> list[Call]:
     return [Call(b["name"], b["input"]) for b in reply.content if b["type"] == "tool_use"]
 
 
+PLAIN = {"reread_in_view_rate": 0.0, "parallel_read": 1.0, "parallel_search": 1.0,
+         "parallel_run": 1.0}
+"""The habits off that would add calls to the plan's (re-reads in view, parallel calls)."""
+
+
 class Chat:
     """A conversation between a Brain and fake tools with full visibility."""
 
     def __init__(self, scenario: Scenario, **brain: Any) -> None:
-        self.scenario = scenario  # no re-read habit unless asked: these tests pin the plan
-        self.brain = Brain(scenario, **{"reread_in_view_rate": 0.0, **brain})
+        self.scenario = scenario  # no re-read habit and one call per response unless asked:
+        self.brain = Brain(scenario, **{**PLAIN, **brain})  # these tests pin the plan
         self.messages: list[dict[str, Any]] = [opening(scenario)]
         self.ran: list[int] = []  # indexes of the steps whose calls were answered
 
@@ -200,7 +205,7 @@ def test_thinking_comes_first_and_replies_are_deterministic() -> None:
     assert reply.content[0]["type"] == "thinking"
     assert [b["type"] for b in reply.content[1:]] == ["text", "tool_use"]
     assert chat.brain.respond(seen) == reply
-    assert Brain(scenario).respond(seen) == reply
+    assert Brain(scenario, **PLAIN).respond(seen) == reply
     plain = chat.brain.respond(view(chat.messages)).content  # the same action, without thinking
     assert plain[1:] == reply.content[2:]
     first = reply.content[1]["text"].split("\n")[0]

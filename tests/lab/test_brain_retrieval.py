@@ -294,10 +294,10 @@ def test_a_summary_request_draws_nothing(monkeypatch) -> None:
 
 
 def test_the_run_log_shows_a_file_seen_to_change() -> None:
-    """isolate-write, seed 5: the agent re-reads orders.py out of habit after its own edit;
+    """isolate-write, seed 7: the agent re-reads orders.py out of habit after its own edit;
     the line it needs is only in the read from before the edit, so it notices the file
     changed, works from the newest read, and the run records it."""
-    result = runner.run(5, "isolate-write", seed=5)
+    result = runner.run(5, "isolate-write", seed=7)
     assert result.summary.success
     assert result.summary.changed == [{"turn": 5, "file": "orders.py", "fact": "total-line"}]
     assert [c for r in result.records for c in r.changed] == [

@@ -199,7 +199,8 @@ def test_the_json_has_exactly_the_issue_keys(tmp_path: Path,
     assert list(data) == ["sessions", "parents", "sidechains", "responses",
                           "output_tokens_median", "output_tokens_p90", "parallel_mean",
                           "note_rate", "reread_rate", "reread_in_view_rate",
-                          "reread_after_compaction_rate", "by_role", "files"]
+                          "reread_after_compaction_rate", "by_role", "per_session",
+                          "leave_one_source_out", "files"]
     assert data["files"][0]["file"] == "a.jsonl"
     assert list(data["by_role"]) == ["parents", "sidechains"]
 

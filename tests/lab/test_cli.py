@@ -104,7 +104,10 @@ def test_serving_a_scenario_answers_as_its_agent_over_http() -> None:
         server.server_close()
     uses = [b for b in reply.content if b.type == "tool_use"]
     assert reply.stop_reason == "tool_use"
-    assert [(u.name, u.input) for u in uses] == [("run_command", {"command": "python3 check.py"})]
+    plan = [(s.call.tool, s.call.input) for s in load("bugfix-small").steps]
+    # its plan from the start: the check first, with any independent steps in parallel
+    assert [(u.name, u.input) for u in uses] == plan[:len(uses)]
+    assert uses[0].input == {"command": "python3 check.py"}
 
 
 def test_example_json_prints_the_ch8_table(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,5 +26,5 @@ def test_after_an_api_error_the_history_is_the_failed_request(
     result = runner.run(1, "long-task", model="claude-haiku-4-5")
     assert result.summary.error is not None
     assert result.records[-1].error is not None
-    assert len(result.messages) == result.records[-1].messages > 30
+    assert len(result.messages) == result.records[-1].messages > 20  # a long history
     assert result.messages[0]["role"] == "user" and result.messages[-1]["role"] == "user"

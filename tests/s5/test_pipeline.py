@@ -78,7 +78,7 @@ def test_each_later_batch_reads_the_prefix_the_last_one_left() -> None:
                if any(c["layer"] == "microcompact" for c in r.compactions)]
     reads = [r.cache_read_tokens >= 4_096 for r in batches]
     later = batches[reads.index(True):]
-    assert len(later) >= 10
+    assert len(later) >= 8  # several batches (fewer turns now that reads go in parallel)
     assert all(r.cache_read_tokens >= 4_096 for r in later)
     assert all(r.cache_write_tokens < r.reported_input_tokens - 4_096 for r in later)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 import random
 from typing import Any
 
-from ..scenarios import Scenario
+from ..scenarios import Scenario, Step
 from ..sim import ModelView, Reply
-from . import delegate, habits, probe, rereads, retrieval, summary, workset
+from . import delegate, habits, parallel, probe, rereads, retrieval, summary, workset
 from .calls import CallLog
 from .habits import Behaviour
 from .plan import Action, decide, group, is_done, nothing_new, variant
@@ -51,10 +52,9 @@ class Brain:
     """The model behind the simulator for one scenario (implements ``Responder``).
 
     ``tool_instead_of_summary`` is the probability of calling a tool when asked to summarize
-    while tools are offered and ``tool_choice`` is not ``none`` (§9.6). ``note_rate``,
-    ``output_tokens_median``, ``output_tokens_p90`` and ``reread_in_view_rate`` override the
-    habits (``habits``):
-    the calibrated defaults, or the scenario's ``[behaviour]``. ``rot``: the retrieval
+    while tools are offered and ``tool_choice`` is not ``none`` (§9.6). ``behaviour`` (by name:
+    ``note_rate``, ``reread_in_view_rate``, ``parallel_read``, … see ``habits.Behaviour``)
+    override the calibrated defaults and the scenario's ``[behaviour]``. ``rot``: the retrieval
     model on or off for this brain (None: the process's ``--rot`` switch). ``misses`` logs
     each visible fact it did not find, for the telemetry (it never reads the log back).
     ``calls`` is its own record of the tool calls it made (``CallLog``): the recall draws and
@@ -63,19 +63,14 @@ class Brain:
     """
 
     def __init__(self, scenario: Scenario, *, seed: int = 0,
-                 tool_instead_of_summary: float = 0.0, note_rate: float | None = None,
-                 output_tokens_median: float | None = None,
-                 output_tokens_p90: float | None = None,
-                 reread_in_view_rate: float | None = None, rot: bool | None = None) -> None:
+                 tool_instead_of_summary: float = 0.0, rot: bool | None = None,
+                 **behaviour: float | None) -> None:
         if not 0.0 <= tool_instead_of_summary <= 1.0:
             raise ValueError("tool_instead_of_summary must be a probability in [0, 1]")
         self.scenario = scenario
         self.seed = seed
         self.tool_instead_of_summary = tool_instead_of_summary
-        self.behaviour = Behaviour.of(scenario, note_rate=note_rate,
-                                      output_tokens_median=output_tokens_median,
-                                      output_tokens_p90=output_tokens_p90,
-                                      reread_in_view_rate=reread_in_view_rate)
+        self.behaviour = Behaviour.of(scenario, **behaviour)
         self._finder = Finder(scenario)
         self.rot = rot
         self.misses: list[retrieval.Miss] = []
@@ -125,9 +120,7 @@ class Brain:
         if action.kind != "step" or action.step is None or not seek:
             return action
         steps = group(self.scenario.steps, self.scenario.index(action.step.id))
-        needs = {f: (self.scenario.marker(f),
-                     retrieval.kind(self.scenario.marker(f), retrieval.seeking(s)))
-                 for s in steps for f in s.needs}
+        needs = self._needs(steps)
         lost, changed = retrieval.look(view, self.seed, needs, on=self.rot, log=self.calls)
         self.changed += [c for c in changed if c not in self._noticed]
         self._noticed.update(changed)
@@ -138,10 +131,23 @@ class Brain:
             if not (fetch.calls and all(nothing_new(seen, call) for call in fetch.calls)):
                 return fetch
             # its last fetch of each brought back what was already in view: it goes on without
-        again = rereads.reread(seen, action.step, self.scenario,
-                               self.behaviour.reread_in_view_rate,
-                               f"{self.scenario.name}:{self.seed}")
-        return action if again is None else Action("reread", (again,), action.step)
+        rate = self.behaviour.reread_in_view_rate
+        more = itertools.takewhile(  # a batch stops short of a step due a re-read
+            lambda step: not rereads.due(self.scenario, step, rate, self.seed, seen),
+            parallel.followers(
+                self.scenario, action.step, seen, self.behaviour.parallel,
+                f"{self.scenario.name}:{self.seed}", lambda step: not retrieval.look(
+                    view, self.seed, self._needs([step]), on=self.rot, log=self.calls)[0]))
+        again = rereads.reread(seen, action.step, self.scenario, rate, self.seed)
+        if again is not None:
+            return Action("reread", (again,), action.step)
+        return Action("step", action.calls + tuple(variant(s, seen) for s in more), action.step)
+
+    def _needs(self, steps: list[Step]) -> dict[str, tuple[str, str]]:
+        """The facts ``steps`` need: name → (marker, kind of fact for the retrieval model)."""
+        return {f: (self.scenario.marker(f),
+                    retrieval.kind(self.scenario.marker(f), retrieval.seeking(s)))
+                for s in steps for f in s.needs}
 
     def resumed(self, messages: list[dict[str, Any]]) -> None:
         """A client resumed its session: the calls it made before (every message it sent, as

@@ -1,4 +1,5 @@
-"""Habits of a real model: working notes, output length, re-reads (DESIGN §4 "habits").
+"""Habits of a real model: working notes, output length, re-reads, parallel calls (DESIGN §4
+"habits").
 
 The defaults are measured, not chosen: ``ctxlab calibrate`` on the real Claude Code logs of
 ``CALIBRATED_ON`` printed ``CALIBRATED`` (a test recomputes them when the logs are present).
@@ -9,8 +10,13 @@ A scenario may set its own in ``[behaviour]``; a ``Brain`` may be given others f
   and the scenario facts the result shows, at ``note_rate``: the results with items are noted
   evenly spread (``noted``), so a run's measured rate is ``note_rate`` to within one result.
   A noted fact stays visible when its result is cleared; an un-noted one must be fetched again.
+  A note on one of several results that came back together names no item of a result left
+  un-noted (``calibrate`` would read that one as noted too).
 - *Re-reads in view*: ``reread_in_view_rate`` of reads are of a file still in view
   (``rereads``).
+- *Parallel calls*: a response that opens with a read, a search or a command holds on average
+  ``parallel_read``, ``parallel_search`` or ``parallel_run`` calls where the plan's next steps
+  are independent and their needs visible (``parallel``).
 - *Output length*: each answer's output tokens are drawn from a log-normal with the measured
   median and 90th percentile (the draw keyed on the run seed, the kind of answer and how many
   tool calls the agent has made so far, never on the request's bytes, so that two layers at
@@ -33,10 +39,16 @@ from ..sim import ModelView
 from ..tokens import count_block, encoding
 from .visible import Finder, result_text
 
-CALIBRATED = {"note_rate": 0.0644, "output_tokens_median": 207.0, "output_tokens_p90": 526.0,
-              "reread_in_view_rate": 0.1448}
-"""``ctxlab calibrate <folders> --json`` on the logs below (39 logs grouped into 33 sessions:
-33 main threads and 7 sidechains; 1,165 responses, a compaction call counting as none)."""
+CALIBRATED = {"note_rate": 0.0762, "output_tokens_median": 232.6247,
+              "output_tokens_p90": 695.5675, "reread_in_view_rate": 0.1395,
+              "parallel_read": 2.119, "parallel_search": 2.0289, "parallel_run": 1.3519}
+"""The per-session estimates (``per_session``: each session weighs by its count up to the
+median session's, ``ctxlab.calibrate.estimate``) of ``ctxlab calibrate <folders> --json`` on
+the logs below (39 logs grouped into 33 sessions: 33 main threads and 7 sidechains; 1,165
+responses, a compaction call counting as none). Their bootstrap 95 % intervals, from the same
+run: note rate 0.027–0.141 (19 sessions), output tokens median 191–298 and p90 492–1,154 (14),
+in-view re-reads 0.029–0.259 (19), calls per calling response opening with a read 1.41–2.92
+(17), a search 1.53–2.47 (15), a command 1.20–1.70 (21)."""
 CALIBRATED_ON = ("../shared/transcripts", "../shared/sessions")
 """The public Claude Code session logs the defaults were measured on: every ``*.jsonl`` in
 these folders (39 logs, 7 of them sidechains; sources and licenses in the sessions folder's
@@ -66,6 +78,9 @@ class Behaviour:
     output_tokens_median: float = CALIBRATED["output_tokens_median"]
     output_tokens_p90: float = CALIBRATED["output_tokens_p90"]
     reread_in_view_rate: float = CALIBRATED["reread_in_view_rate"]
+    parallel_read: float = CALIBRATED["parallel_read"]
+    parallel_search: float = CALIBRATED["parallel_search"]
+    parallel_run: float = CALIBRATED["parallel_run"]
 
     @classmethod
     def of(cls, scenario: Scenario, **overrides: float | None) -> Behaviour:
@@ -82,7 +97,15 @@ class Behaviour:
             raise ValueError("reread_in_view_rate must be a share of reads in [0, 1)")
         if not 0 < behaviour.output_tokens_median <= behaviour.output_tokens_p90:
             raise ValueError("output lengths need 0 < median <= p90")
+        if min(behaviour.parallel.values()) < 1:
+            raise ValueError("calls per calling response (parallel_*) must be at least 1")
         return behaviour
+
+    @property
+    def parallel(self) -> dict[str, float]:
+        """Calls per calling response by the kind of its first call (``ctxlab.kinds``)."""
+        return {"read": self.parallel_read, "search": self.parallel_search,
+                "run": self.parallel_run}
 
     def output_tokens(self, rng: random.Random) -> int:
         """One draw of an answer's output tokens."""
@@ -139,8 +162,8 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
     if not any(b.get("type") == "tool_result" for b in view.messages[-1]["content"]):
         return []
     k, known = _history(view.messages[:-1])
-    said = []
-    facts = set(scenario.facts.values())
+    taken: list[tuple[dict[str, Any], str, list[str]]] = []
+    passed: set[str] = set()  # items of the results left un-noted
     for block in view.messages[-1]["content"]:
         call = calls.get(block.get("tool_use_id")) if block.get("type") == "tool_result" else None
         if call is None:
@@ -150,10 +173,16 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
         if not extra:
             continue
         k += 1
-        if not noted(k - 1, behaviour.note_rate, scenario.name, seed):
-            continue
-        found = sorted(m for m in finder.find(text)[0] if m in facts)
-        shown = found + [spoken(i) for i in extra if not any(spoken(i) in f for f in found)]
+        if noted(k - 1, behaviour.note_rate, scenario.name, seed):
+            taken.append((call, text, extra))
+        else:
+            passed.update(extra)
+    said = []
+    facts = set(scenario.facts.values())
+    for call, text, extra in taken:  # a note on one of several results in one message
+        found = sorted(m for m in finder.find(text)[0] if m in facts)  # names none of the
+        shown = found + [spoken(i) for i in extra  # items of a result left un-noted
+                         if i not in passed and not any(spoken(i) in f for f in found)]
         said.append(f"Noted from {call.get('name')}: "
                     + "; ".join(shown[:len(found) + MAX_ITEMS]))
     return said

@@ -10,7 +10,9 @@ each response recorded. What is measured, per session:
   the tokens of the response's own visible content (text, thinking, tool inputs, counted with
   the reference tokenizer) cannot be the response's final usage: it is counted as *partial*
   and left out;
-- ``parallel``: tool_use blocks per response that has any;
+- ``parallel``: tool_use blocks per response that has any, and ``batches`` the kind
+  (``ctxlab.kinds``; ``other`` for a tool of no kind) of each such response's first call, in
+  order: which tools an agent calls several at once, and when in the session;
 - ``notes``: per tool result holding at least one new distinctive item (``items``), whether an
   item reappears in the agent's own text (text blocks, not thinking: the API drops thinking
   from later turns) before its next tool call, that is in the following responses up to the
@@ -43,6 +45,7 @@ class Habits:
     output_tokens: list[int] = field(default_factory=list)
     partial_usage: int = 0
     parallel: list[int] = field(default_factory=list)
+    batches: list[str] = field(default_factory=list)
     results_with_items: int = 0
     noted: int = 0
     reads: int = 0
@@ -134,9 +137,10 @@ def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
 
 def _response(habits: Habits, message: Message, usage: dict[str, Any] | None) -> None:
     habits.responses += 1
-    calls = sum(b.get("type") == "tool_use" for b in _blocks(message))
+    calls = [b for b in _blocks(message) if b.get("type") == "tool_use"]
     if calls:
-        habits.parallel.append(calls)
+        habits.parallel.append(len(calls))
+        habits.batches.append(kind_of(str(calls[0].get("name"))) or "other")
     out = (usage or {}).get("output_tokens")
     if isinstance(out, int) and not isinstance(out, bool):
         if out < PARTIAL_SHARE * _visible_tokens(message):

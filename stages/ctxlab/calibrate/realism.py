@@ -4,7 +4,8 @@
 The pooled check runs the honest baseline — no context layer, on the large-window model the
 total bill uses — on six scenarios at four seeds, writes each run as a Claude Code session log
 (``ctxlab run --export-log``) and measures them with the same ``calibrate`` that reads real
-sessions. ``markdown`` puts the two side by side with the ±30 % band the habits are held to.
+sessions. ``markdown`` puts the two side by side: every habit's per-session estimate with its
+bootstrap 95 % interval (``estimate``) and its verdict against the ±30 % band.
 """
 
 from __future__ import annotations
@@ -13,20 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .estimate import BAND, HABITS, Estimate
+from .report import Calibration
+
 SCENARIOS = ("long-task", "chat-heavy", "medium-results", "bugfix-small", "constraint",
              "chinese-code")
-SEEDS = (0, 1, 2, 3)
+SEEDS = tuple(range(8))
 MODEL = "claude-sonnet-4-6"  # the total bill's large window: no run is cut short
-BAND = 0.30
-CHECKED = ("note_rate", "output_tokens_median", "reread_in_view_rate")
-"""The habits held to ``BAND`` of the real figures; the other rows are shown, not held."""
-ROWS = (("sessions", "sessions"), ("responses", "responses"),
-        ("output_tokens_median", "output tokens per response, median"),
-        ("output_tokens_p90", "output tokens per response, p90"),
-        ("parallel_mean", "tool calls per calling response"),
-        ("note_rate", "note rate"),
-        ("reread_in_view_rate", "re-reads of a file in view, per read"),
-        ("reread_after_compaction_rate", "re-reads after a compaction, per read"))
 
 
 def export(folder: Path, *, progress: Callable[[str], None] | None = None) -> Path:
@@ -41,10 +35,12 @@ def export(folder: Path, *, progress: Callable[[str], None] | None = None) -> Pa
     return folder
 
 
-def within(real: dict[str, Any], simulated: dict[str, Any], key: str) -> bool:
-    """Whether the simulated figure is within ``BAND`` of the real one."""
-    want, got = real.get(key), simulated.get(key)
-    return want is not None and got is not None and abs(got - want) <= BAND * want
+def verdict(real: Estimate, simulated: Estimate) -> str:
+    """``within`` ±``BAND`` of the real per-session estimate, ``outside``, or ``no data``
+    when either side has no session that measures the habit."""
+    if real.value is None or simulated.value is None:
+        return "no data"
+    return "within" if abs(simulated.value - real.value) <= BAND * real.value else "outside"
 
 
 def shown(value: Any) -> str:
@@ -56,12 +52,30 @@ def shown(value: Any) -> str:
     return f"{int(value):,}"
 
 
-def markdown(real: dict[str, Any], simulated: dict[str, Any]) -> str:
-    """The README's table: each statistic, real and simulated, and for the held habits
-    whether the simulated one is within the band."""
-    lines = ["| statistic | real logs | simulated runs | within ±30 % |", "|---|---|---|---|"]
-    for key, label in ROWS:
-        held = ("yes" if within(real, simulated, key) else "**no**") if key in CHECKED else ""
-        lines.append(f"| {label} | {shown(real.get(key))} | {shown(simulated.get(key))} "
-                     f"| {held} |")
+def with_interval(estimate: Estimate) -> str:
+    """An estimate and its 95 % interval, e.g. ``1.483 (1.285–1.865)``."""
+    if estimate.value is None:
+        return "—"
+    return f"{shown(estimate.value)} ({shown(estimate.low)}–{shown(estimate.high)})"
+
+
+def side_by_side(real: Calibration, simulated: Calibration) -> list[dict[str, Any]]:
+    """Every habit, real and simulated, with its verdict (``--json``)."""
+    return [{"habit": h.key, "label": h.label.strip(),
+             "real": real.per_session[h.key].to_dict(),
+             "simulated": simulated.per_session[h.key].to_dict(),
+             "verdict": verdict(real.per_session[h.key], simulated.per_session[h.key])}
+            for h in HABITS]
+
+
+def markdown(real: Calibration, simulated: Calibration) -> str:
+    """The README's table: each habit's per-session estimate with its 95 % interval, real
+    and simulated, and whether the simulated one is within the band."""
+    lines = [f"| habit, per session | real logs ({real.stats['sessions']} sessions) "
+             f"| simulated runs ({simulated.stats['sessions']}) | within ±30 % |",
+             "|---|---|---|---|"]
+    for row, habit in zip(side_by_side(real, simulated), HABITS, strict=True):
+        mark = {"within": "yes", "outside": "**no**"}.get(row["verdict"], row["verdict"])
+        lines.append(f"| {habit.label.strip()} | {with_interval(real.per_session[habit.key])} "
+                     f"| {with_interval(simulated.per_session[habit.key])} | {mark} |")
     return "\n".join(lines)

@@ -9,11 +9,14 @@ no agent at work counts in ``parents`` or ``sidechains`` but not in the habit st
 compaction call (Claude Code's summary request, ``replay.kind``), a ``Warmup`` call, a thread
 with a single response. The statistics are pooled over parents and sidechains, and given for
 each apart (``by_role``). A statistic with nothing to measure is None.
+
+Pooled figures let a few long sessions dominate; ``per_session`` gives every habit estimated
+per session with a bootstrap 95 % interval (``estimate``), and ``sources`` how each habit
+measured on the other sources lands on each source left out (``sources``).
 """
 
 from __future__ import annotations
 
-import math
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +27,9 @@ from ..replay.discover import display_name, find_logs
 from ..replay.group import Member, group
 from ..replay.kind import AGENT_WORK, Kind, agent_types, is_compaction_call, sidechain_kind
 from ..replay.transcript import build_transcript
+from .estimate import Estimate, estimates, percentile
 from .habits import Habits, measure
+from .sources import HeldOut, leave_one_out, source_of
 
 KEYS = ("sessions", "parents", "sidechains", "responses", "output_tokens_median",
         "output_tokens_p90", "parallel_mean", "note_rate", "reread_rate", "reread_in_view_rate",
@@ -35,15 +40,6 @@ ROLES = ("parents", "sidechains")
 
 def _ratio(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
-
-
-def percentile(values: list[int], share: float) -> float | None:
-    """The nearest-rank percentile (the smallest value with ``share`` of the values at or
-    below it); None for no values."""
-    if not values:
-        return None
-    ordered = sorted(values)
-    return float(ordered[max(0, math.ceil(share * len(ordered)) - 1)])
 
 
 def statistics_of(habits: list[Habits], sessions: int) -> dict[str, Any]:
@@ -98,9 +94,14 @@ class Calibration:
     stats: dict[str, Any]
     files: list[FileHabits] = field(default_factory=list)
     by_role: dict[str, dict[str, Any]] = field(default_factory=dict)
+    per_session: dict[str, Estimate] = field(default_factory=dict)
+    sources: dict[str, list[HeldOut]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {**self.stats, "by_role": self.by_role,
+                "per_session": {k: e.to_dict() for k, e in self.per_session.items()},
+                "leave_one_source_out": {k: [r.to_dict() for r in rows]
+                                         for k, rows in self.sources.items()},
                 "files": [f.to_dict() for f in self.files]}
 
     @property
@@ -165,11 +166,16 @@ def calibrate(paths: list[Path]) -> Calibration:
         files += measured
     read = [f for f in files if f.error is None]
     counts = {role: sum(f.role == role for f in read) for role in ROLES}
-    pooled = statistics_of([f.habits for f in read if f.habits and not f.excluded], sessions)
+    measured = [f for f in read if f.habits and not f.excluded]
+    pooled = statistics_of([f.habits for f in measured], sessions)
     stats = {"sessions": pooled.pop("sessions"), **counts, **pooled}
     by_role = {}
     for role in ROLES:
         alone = statistics_of([f.habits for f in read if f.role == role and f.habits
                                and not f.excluded], counts[role])
         by_role[role] = {"threads": alone.pop("sessions"), **alone}
-    return Calibration(stats, files, by_role)
+    by_source: dict[str, list[Habits]] = {}
+    for f in measured:
+        by_source.setdefault(source_of(f.file), []).append(f.habits)
+    return Calibration(stats, files, by_role, estimates([f.habits for f in measured]),
+                       leave_one_out(by_source))

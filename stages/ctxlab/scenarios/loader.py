@@ -122,6 +122,8 @@ def _behaviour(top: Table) -> dict[str, float]:
             table.fail(key, f"must be a probability in [0, 1], got {value}")
         if key == "reread_in_view_rate" and not 0 <= value < 1:
             table.fail(key, f"must be a share of reads in [0, 1), got {value}")
+        if key.startswith("parallel_") and value < 1:
+            table.fail(key, f"must be calls per calling response, at least 1, got {value}")
         if not key.endswith("_rate") and value <= 0:
             table.fail(key, f"must be positive, got {value}")
         found[key] = float(value)

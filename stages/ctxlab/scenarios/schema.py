@@ -153,7 +153,7 @@ class Success:
 
 
 BEHAVIOUR_KEYS = ("note_rate", "output_tokens_median", "output_tokens_p90",
-                  "reread_in_view_rate")
+                  "reread_in_view_rate", "parallel_read", "parallel_search", "parallel_run")
 """Habits a scenario may set in ``[behaviour]``; unset ones take the calibrated defaults
 (``ctxlab.brain.habits``)."""
 
