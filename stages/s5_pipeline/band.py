@@ -45,7 +45,7 @@ class BandClearing:
         and the expected fetch again (§6.5, §7.4, with the cache certainly cold or not, §6.8)
         or when the size is past the band's upper edge (§4.6); otherwise the history as it
         is. Without the band (``band=False``) nothing is cleared below the trigger."""
-        if not self.band:
+        if not self.band or not cacheable(size, limits, session.model):
             return messages, size
         after, decisions = self._microcompact(messages, session,
                                               over_band=size > limits.band_high)
@@ -62,8 +62,6 @@ class BandClearing:
                    + (" (cache cold)" if self.cold else ""))
         else:
             return messages, size
-        if size <= limits.band_low:  # not counted yet: what a batch frees is two counts apart
-            size = self.count(messages, session)
         self._keep(messages, decisions, session)
         return self._step("microcompact", messages, after, session, size, why)
 
@@ -120,6 +118,13 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def cacheable(size: int, limits: Thresholds, model: str) -> bool:
+    """Whether a batch can repay on a request of ``size`` tokens: one at or over the model's
+    cache minimum (a shorter prefix is never cached, so a rewrite saves no cache reads,
+    §6.4), or past the band's upper edge, where it clears whatever the cache says (§4.6)."""
+    return size >= models.get(model).cache_minimum or size > limits.band_high
 
 
 def telling_terms(messages: Messages, terms: frozenset[str]) -> frozenset[str]:

@@ -97,6 +97,11 @@ class RunSummary:
     misses: list[dict[str, Any]] = field(default_factory=list)
     """Every visible fact the model did not find: ``{"turn", "fact", "position",
     "occupancy"}`` (DESIGN §4, retrieval)."""
+    count_calls: int = 0
+    """``count_tokens`` calls of the context layer over the run (§9.5)."""
+    size_error: float | None = None
+    """The largest error of the layer's own size of a request against the input tokens the
+    API reported, as a share of them (None when the layer reports no size)."""
     subagents: list[dict[str, Any]] = field(default_factory=list)
     """Each child's own figures when the run delegated (§11): its tokens and dollars are
     already in this run's ``tokens_per_task`` and ``cost_usd``."""
@@ -137,6 +142,9 @@ class RunSummary:
             retrigger_after_compaction=retrigger_after_compaction(records),
             summary_calls=sum(r.kind == "summary" for r in records),
             misses=[{"turn": r.turn, **miss} for r in records for miss in r.misses],
+            count_calls=sum(r.count_calls for r in records),
+            size_error=max((abs(r.size_error) / r.reported_input_tokens for r in records
+                            if r.size_error is not None), default=None),
         )
 
     def to_dict(self) -> dict[str, Any]:
