@@ -41,7 +41,7 @@ from s1_loop import reported_tokens
 MIN_GROWTH = 200
 """Estimated tokens a request must have added for its usage to calibrate the growth: a short
 reply alone is mostly framing and rounding."""
-GROWTH_ERROR = 0.15
+GROWTH_ERROR = 0.25
 """The largest error of the calibrated growth, as a share of what it sizes (measured on the
 scenarios and the shared session logs; docs/bench.md)."""
 ESTIMATE_ERROR = 0.5
@@ -60,6 +60,7 @@ class Calibration:
     reported: tuple[int, float] | None = None  # (reported size, estimate of its messages)
     growth: float | None = None  # reported / estimated growth between untouched requests
     grown: bool = False  # whether the request sent since ``reported`` only added messages
+    added: tuple[int, float] = (0, 0.0)  # every growth so far: (reported, estimated) tokens
 
     def learn(self, usage: Any) -> None:
         """Take the usage of the last request sent, once it has arrived."""
@@ -69,13 +70,17 @@ class Calibration:
                 added, estimated = now[0] - self.reported[0], now[1] - self.reported[1]
                 if estimated >= MIN_GROWTH and added > 0:
                     self.growth = added / estimated
+                    self.added = (self.added[0] + added, self.added[1] + estimated)
             self.reported, self.sent, self.grown = now, None, True
 
-    @property
-    def rate(self) -> float:
-        """Reported tokens per estimated token of what changes: the growth once learned, the
-        messages' ratio before."""
-        return self.growth if self.growth is not None else self.ratio
+    def rate(self, change: float) -> float:
+        """Reported tokens per estimated token of a ``change`` to the messages: for what is
+        added, the growth (content like the newest); for what a layer removes (older
+        content, of any kind), the mean of every growth so far; the messages' ratio until
+        a growth is learned."""
+        if self.growth is None:
+            return self.ratio
+        return self.growth if change > 0 else self.added[0] / self.added[1]
 
     def unseen(self, fixed: int) -> int:
         """What the last usage held beyond its messages; ``fixed`` (the estimate of the system
@@ -88,9 +93,9 @@ class Calibration:
     def size(self, estimate: float, fixed: int) -> int:
         """The request's size from the estimate of its messages: the last reported size plus
         the calibrated change since (grown or, after a layer, shrunk)."""
-        if self.reported is not None and self.growth is not None:
+        if self.reported is not None:
             size, messages = self.reported
-            return size + round(self.growth * (estimate - messages))
+            return size + round(self.rate(estimate - messages) * (estimate - messages))
         return round(self.ratio * estimate) + self.unseen(fixed)
 
     def error(self, estimate: float, fixed: int) -> int:
@@ -99,8 +104,9 @@ class Calibration:
         by, plus ``SLACK``."""
         if self.reported is None:
             return SLACK + round(ESTIMATE_ERROR * self.size(estimate, fixed))
+        change = estimate - self.reported[1]
         share = GROWTH_ERROR if self.growth is not None else ESTIMATE_ERROR
-        return SLACK + round(share * self.rate * abs(estimate - self.reported[1]))
+        return SLACK + round(share * self.rate(change) * abs(change))
 
     def counted(self, tokens: int, estimate: float) -> None:
         """Learn the ratio from the API's count of messages whose estimate is ``estimate``."""

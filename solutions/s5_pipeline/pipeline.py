@@ -353,8 +353,9 @@ class Pipeline(BandClearing):
         self.calibration.changed()
         was = self.sized
         now = self.measure(after, session, edges)
+        removed = self.estimate(before) - self.estimate(after)
         freed = size - now if self.sized[1] == 0 and was[1] == 0 else round(
-            self.calibration.rate * (self.estimate(before) - self.estimate(after)))
+            self.calibration.rate(-removed) * removed)
         session.report(layer, freed, trigger)
         return after, now
 
