@@ -1,11 +1,14 @@
 """The papers' needle experiment on the simulator: ``ctxlab rot`` (guide §4; DESIGN §4).
 
-As in Liu et al. 2023 and Veseli et al. 2025, one relevant line (the needle) sits among
-distractor documents; the documents fill a share of the model's window (Veseli et al.'s
-relative length) and the needle is moved through them. Each request is built as a client
-would send it and shown to the simulator (``Simulator.view``), which renders it; the brain's
-retrieval model (``ctxlab.brain.retrieval``: ``copies`` and ``finds``, the functions every
-run's misses come from) then decides, once per seed, whether the agent finds the needle.
+As in NoLiMa, RULER and Liu et al., one relevant line (the needle) sits among distractor
+documents; the documents make the request ``LENGTHS`` tokens long and the needle is moved
+through them. There are two needles: a *literal* one, which shares words with the question, and
+a *latent* one, which shares none (NoLiMa's design); ``retrieval.kind`` — the rule every run's
+facts are sorted by — decides which is which. Each request is built as a client would send it
+and shown to the simulator (``Simulator.view``), which renders it; the brain's retrieval model
+(``ctxlab.brain.retrieval``: ``copies`` and ``finds``, the functions every run's misses come
+from) then decides, once per seed, whether the agent finds the needle. Each cell draws on its
+own (the draw key holds the cell), so neighbouring cells do not share outcomes.
 
 Each cell runs ``RUNS`` seeds: enough for a 95 % confidence half-width of at most
 ``HALF_WIDTH`` whatever the accuracy (the normal bound at p = 0.5).
@@ -24,26 +27,37 @@ from .scenarios.generate import text
 from .sim import ModelView, Simulator
 from .tokens import count_text
 
-POSITIONS = tuple(round(0.05 + 0.1 * k, 2) for k in range(10))
-OCCUPANCIES = (0.25, 0.5, 0.75, 0.95)
+POSITIONS = (0.05, 0.25, 0.5, 0.75, 0.95)
+LENGTHS = tuple(1024 * 2 ** k for k in range(8))
+"""1K to 128K tokens: the published tables' lengths (NoLiMa 1K–32K, RULER 4K–128K)."""
 HALF_WIDTH = 0.03
 RUNS = math.ceil(1.96 ** 2 * 0.25 / HALF_WIDTH ** 2)
 """1,068 seeds per cell: 1.96 · √(0.25 / RUNS) ≤ 0.03."""
-FACT = "needle"
-NEEDLE = "The spare key to the archive room is kept in locker 4721."
 QUESTION = "Where is the spare key to the archive room kept? Answer from the documents above."
+NEEDLES = {
+    "literal": "The spare key to the archive room is kept in locker 4721.",
+    "latent": "Marta keeps her bicycle in the shed behind the bakery.",
+}
+"""The latent needle shares no word with the question; the literal one shares several."""
+QUESTIONS = {
+    "literal": QUESTION,
+    "latent": "Who owns two-wheeled transport? Answer from these documents.",
+}
 DOC_CHARS = 12_000
 _KINDS = 8  # distinct distractor documents, repeated in turn
 
 
 @dataclass(frozen=True)
 class Cell:
-    """The needle found in ``accuracy`` of ``runs`` seeds at one position and occupancy."""
+    """The needle of ``kind`` found in ``accuracy`` of ``runs`` seeds at one position in a
+    request of ``tokens``; ``extrapolated`` when the curve's table stops short of it."""
 
-    occupancy: float
+    kind: str
+    tokens: int
     position: float
     accuracy: float
     runs: int
+    extrapolated: bool
 
     @property
     def half_width(self) -> float:
@@ -67,48 +81,56 @@ def _documents(tokens: int) -> list[str]:
     return docs
 
 
-def _body(model: str, docs: list[str]) -> dict[str, Any]:
+def _body(model: str, docs: list[str], question: str) -> dict[str, Any]:
     blocks = [{"type": "text", "text": doc} for doc in docs]
     return {"model": model, "max_tokens": 1024,
             "messages": [{"role": "user", "content": [*blocks,
-                                                      {"type": "text", "text": QUESTION}]}]}
+                                                      {"type": "text", "text": question}]}]}
 
 
-def _with_needle(docs: list[str], position: float) -> list[str]:
-    """``docs`` with the needle on a line of its own at ``position`` of their characters (at
+def _with_needle(docs: list[str], needle: str, position: float) -> list[str]:
+    """``docs`` with ``needle`` on a line of its own at ``position`` of their characters (at
     the whitespace before it)."""
     total = sum(len(d) for d in docs)
     at = position * total
     for k, doc in enumerate(docs):
         if at <= len(doc) or k == len(docs) - 1:
             cut = max(doc.rfind("\n", 0, int(at)), doc.rfind(" ", 0, int(at))) + 1
-            return [*docs[:k], f"{doc[:cut]}\n{NEEDLE}\n{doc[cut:]}", *docs[k + 1:]]
+            return [*docs[:k], f"{doc[:cut]}\n{needle}\n{doc[cut:]}", *docs[k + 1:]]
         at -= len(doc)
     return docs
 
 
-def request(sim: Simulator, model: str, occupancy: float, position: float) -> ModelView:
-    """The needle request filling ``occupancy`` of ``model``'s window, as the model sees it."""
-    window = models.get(model).context_window
-    target = round(occupancy * window)
-    bare = sim.view(_body(model, _documents(target)))
-    docs = _documents(max(1, target - (bare.input_tokens - target)))  # framing and question
-    return sim.view(_body(model, _with_needle(docs, position)))
+def request(sim: Simulator, model: str, kind: str, tokens: int, position: float) -> ModelView:
+    """The ``kind`` needle request ``tokens`` long on ``model``, as the model sees it."""
+    question = QUESTIONS[kind]
+    bare = sim.view(_body(model, _documents(tokens), question))
+    docs = _documents(max(1, tokens - (bare.input_tokens - tokens)))  # framing and question
+    return sim.view(_body(model, _with_needle(docs, NEEDLES[kind], position), question))
 
 
-def experiment(model: str, *, runs: int = RUNS,
-               positions: tuple[float, ...] = POSITIONS,
-               occupancies: tuple[float, ...] = OCCUPANCIES) -> list[Cell]:
-    """Every cell of the experiment on ``model`` (the retrieval model on, whatever ``--rot``)."""
+def outcomes(view: ModelView, kind: str, runs: int) -> list[bool]:
+    """Whether the agent finds the ``kind`` needle in ``view``, seed by seed (the kind is the
+    one ``retrieval.kind`` gives the needle and the question)."""
+    where = retrieval.copies(view, NEEDLES[kind])
+    sought = retrieval.kind(NEEDLES[kind], QUESTIONS[kind])
+    recall = table(view.model)
+    return [retrieval.finds(seed, kind, where, sought, view.input_tokens, recall)
+            for seed in range(runs)]
+
+
+def experiment(model: str, *, runs: int = RUNS, positions: tuple[float, ...] = POSITIONS,
+               lengths: tuple[int, ...] = LENGTHS) -> list[Cell]:
+    """Every cell of the experiment on ``model`` (the retrieval model on, whatever ``--rot``):
+    both kinds, each length that fits the model's window, each position."""
     sim = Simulator()
     recall = table(model)
+    window = models.get(model).context_window
     cells = []
-    for occupancy in occupancies:
-        for position in positions:
-            view = request(sim, model, occupancy, position)
-            where = retrieval.copies(view, NEEDLE)
-            filled = view.input_tokens / view.window
-            found = sum(retrieval.finds(seed, FACT, where, filled, recall)
-                        for seed in range(runs))
-            cells.append(Cell(occupancy, position, round(found / runs, 4), runs))
+    for kind in NEEDLES:
+        for tokens in (t for t in lengths if t < window):
+            for position in positions:
+                found = outcomes(request(sim, model, kind, tokens, position), kind, runs)
+                cells.append(Cell(kind, tokens, position, round(sum(found) / runs, 4), runs,
+                                  recall.extrapolated(kind, tokens)))
     return cells

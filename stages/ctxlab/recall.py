@@ -1,68 +1,98 @@
 """How well each model family finds a fact that is in view: the catalogue's recall tables
-(guide §4, context rot; DESIGN §4 "Retrieval").
+(guide §4, context rot; DESIGN §4 "Retrieval"; the sources and the fits in ``docs/rot.md``).
 
-The chance that the model finds a visible fact is ``accuracy(position, occupancy)``: the
-fact's relative position in the request (0 first token, 1 last) and the request's share of
-the model's window. It is the end-of-input accuracy at that occupancy (the decline with
-length), lowered by a positional dip whose shape moves with occupancy:
+The chance depends on what the model reads, never on the window it could have read:
 
-- up to ``u_until`` (50 %) a symmetric U: the middle loses ``dip`` of the accuracy, the start
-  and the end nothing (Liu et al. 2023; Veseli et al. 2025: the U is strongest up to 50 %);
-- beyond it primacy fades linearly until the window is full: the start sinks to the middle's
-  level and accuracy depends on the distance from the end only (Veseli et al. 2025).
+- the **length** of the request (the tokens in front of the model), through a curve per
+  **kind** of fact: *literal* (the text the agent seeks is written in the context: a path, an
+  error line, a name) or *latent* (it must be recognised without a shared word). Each curve is
+  a fit to one published table (share of the model's short-context score by length); the
+  form is the same for both, a hinge on log2(tokens): nothing is lost up to a knee, then a
+  fixed share per doubling (``Curve``), its two parameters fitted by least squares;
+- the fact's **relative position** (0 first token, 1 last): the published scores are averages
+  over positions, so position shares out the length's loss as Liu et al. measured it
+  (``Profile``): less at the start, most in the middle, the end in between.
 
-The figures were measured on older models than the catalogue's; every family below uses the
-same table, extrapolated, and says so. Sources (``../shared/reference/context-rot.md``):
-
-- end accuracy with a short context: 1.00 (SWiM, §5.4: literal needles are found at every
-  depth);
-- end accuracy at 25.6 % full: 0.92, and at 100 % full: 0.78 (MRCR v2, Opus 4.6: 78.3 % at
-  1M and about 14 points more at 256K, §5.3, SECONDARY);
-- middle dip up to 50 % full: 0.30 of the ends' accuracy (Liu et al.: about 75 % at the ends
-  and under 50 % in the middle with 20 documents, "20+ points", §1.2, SECONDARY); reached at
-  25 % full and kept beyond, where it is the start's loss too;
-- middle dip at a nearly empty window: 0.05. Not measured: NoLiMa keeps 0.99 of its base up
-  to 1.6 % full (§3.2); the dip's growth to Liu's value at 25 % is an assumption, stated;
-- the U up to 50 % full (Veseli et al., abstract, §2.2, PRIMARY); primacy gone when full
-  (Veseli et al.: it "collapses" near the limit, §2.3, FIGURE-ONLY).
-
-MRCR scores average over the needles' positions; they are used here as the end accuracy, an
-optimistic reading. NoLiMa's steeper decline (GPT-4o keeps 0.70 of its base at 25 % full) is
-for paraphrased needles; the agent's facts are verbatim, so the flatter Claude figures apply.
-No value here was read off a plot: where the papers give only a plot, the table uses the
-shape their text states.
+Beyond a table's lengths the curve is an extrapolation (``extrapolated``), labelled so in
+``ctxlab rot`` and ``docs/rot.md``. The papers measured older models than the catalogue's:
+every family below uses the same tables, and says so.
 """
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import cached_property
+
+KINDS = ("literal", "latent")
 
 
 @dataclass(frozen=True)
-class RecallTable:
-    """One model family's recall figures (points are (occupancy, value), interpolated)."""
+class Curve:
+    """Share of the short-context score by length: ``points`` (tokens, share) from a table,
+    fitted as 1 up to ``knee`` tokens, then ``slope`` less per doubling (floor 0)."""
 
-    end: tuple[tuple[float, float], ...]
-    dip: tuple[tuple[float, float], ...]
-    u_until: float
-    primacy_gone: float
-    sources: str
+    source: str
+    points: tuple[tuple[int, float], ...]
 
-    def accuracy(self, position: float, occupancy: float) -> float:
-        """The chance of finding a fact at ``position`` (0–1) in a request ``occupancy`` full."""
-        x = min(max(position, 0.0), 1.0)
-        u_shape = 1.0 - (2.0 * x - 1.0) ** 2  # 0 at both ends, 1 in the middle
-        by_distance = min(1.0, 2.0 * (1.0 - x))  # 0 at the end, 1 from the middle back
-        kept = self.primacy(occupancy)
-        weight = kept * u_shape + (1.0 - kept) * by_distance
-        return _at(self.end, occupancy) * (1.0 - _at(self.dip, occupancy) * weight)
+    @cached_property
+    def fit(self) -> tuple[float, float]:
+        """(knee in tokens, loss per doubling): least squares over a 0.01-doubling grid."""
+        return _hinge(self.points)
 
-    def primacy(self, occupancy: float) -> float:
-        """How much of the U's primacy side is left (1 up to ``u_until``, 0 when full)."""
-        if occupancy <= self.u_until:
-            return 1.0
-        return max(0.0, 1.0 - (occupancy - self.u_until) / (self.primacy_gone - self.u_until))
+    def share(self, tokens: float) -> float:
+        knee, slope = self.fit
+        return max(0.0, 1.0 - slope * max(0.0, math.log2(max(tokens, 1.0) / knee)))
+
+    def extrapolated(self, tokens: float) -> bool:
+        """Whether ``tokens`` lies outside the table's lengths."""
+        return not self.points[0][0] <= tokens <= self.points[-1][0]
+
+    def errors(self) -> list[dict[str, float]]:
+        """Each table cell beside the fit: the per-cell error ``docs/rot.md`` shows."""
+        return [{"tokens": t, "table": round(v, 4), "fit": round(self.share(t), 4),
+                 "error": round(self.share(t) - v, 4)} for t, v in self.points]
+
+
+def _hinge(points: tuple[tuple[int, float], ...]) -> tuple[float, float]:
+    xs = [math.log2(t) for t, _ in points]
+    best: tuple[float, float, float] | None = None
+    for step in range(round(xs[0] * 100) - 300, round(xs[-1] * 100) + 1):
+        knee = step / 100
+        h = [max(0.0, x - knee) for x in xs]
+        hh = sum(v * v for v in h)
+        if hh == 0:
+            continue
+        slope = sum(v * (1 - y) for v, (_, y) in zip(h, points, strict=True)) / hh
+        err = sum((1 - slope * v - y) ** 2 for v, (_, y) in zip(h, points, strict=True))
+        if best is None or err < best[0] - 1e-15:
+            best = (err, knee, slope)
+    assert best is not None
+    return 2 ** best[1], best[2]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How a length's loss is shared over positions: ``points`` (position, score as a share of
+    the single-document score) from Liu et al.; the loss ``1 - share`` interpolated and scaled
+    to a mean of 1 over [0, 1], so that the mean over positions is the length curve's value."""
+
+    source: str
+    points: tuple[tuple[float, float], ...]
+
+    def weight(self, position: float) -> float:
+        return _at(self._losses, position) / self.mean_loss
+
+    @cached_property
+    def _losses(self) -> tuple[tuple[float, float], ...]:
+        return tuple((p, 1.0 - s) for p, s in self.points)
+
+    @cached_property
+    def mean_loss(self) -> float:
+        """The interpolated loss's mean over [0, 1] (a midpoint sum of 1,000 steps)."""
+        steps = 1000
+        return sum(_at(self._losses, (k + 0.5) / steps) for k in range(steps)) / steps
 
 
 def _at(points: tuple[tuple[float, float], ...], x: float) -> float:
@@ -77,13 +107,55 @@ def _at(points: tuple[tuple[float, float], ...], x: float) -> float:
     return y0 + (y1 - y0) * (x - x0) / (x1 - x0)
 
 
+@dataclass(frozen=True)
+class RecallTable:
+    """One model family's recall: a length curve per kind of fact and a position profile."""
+
+    literal: Curve
+    latent: Curve
+    position: Profile
+    sources: str
+
+    def curve(self, kind: str) -> Curve:
+        return self.latent if kind == "latent" else self.literal
+
+    def accuracy(self, kind: str, tokens: float, position: float) -> float:
+        """The chance of finding a ``kind`` fact at ``position`` (0–1) of a ``tokens`` request."""
+        loss = 1.0 - self.curve(kind).share(tokens)
+        return min(1.0, max(0.0, 1.0 - loss * self.position.weight(min(max(position, 0), 1))))
+
+    def extrapolated(self, kind: str, tokens: float) -> bool:
+        return self.curve(kind).extrapolated(tokens)
+
+
+K = 1024
+# RULER (Hsieh et al., COLM 2024), README of github.com/NVIDIA/RULER (commit c3f5e3b, main
+# results table), row GPT-4-1106-preview: 96.6, 96.3, 95.2, 93.2, 87.0, 81.2 at 4K–128K,
+# taken as a share of its 4K score. Averaged over 13 tasks, mostly literal needles.
+_RULER_GPT4 = (96.6, 96.3, 95.2, 93.2, 87.0, 81.2)
+LITERAL = Curve(
+    "RULER, GPT-4-1106-preview (share of its 4K score)",
+    tuple((4 * K * 2 ** i, v / _RULER_GPT4[0]) for i, v in enumerate(_RULER_GPT4)))
+# NoLiMa (Modarressi et al., ICML 2025), README of github.com/adobe-research/NoLiMa (commit
+# 7532e4e), row Claude 3.5 Sonnet: base score 87.6; 85.4, 84.0, 77.6, 61.7, 45.7, 29.8 at
+# 1K–32K, taken as a share of the base score (question and needle share no word).
+_NOLIMA_SONNET = (85.4, 84.0, 77.6, 61.7, 45.7, 29.8)
+LATENT = Curve(
+    "NoLiMa, Claude 3.5 Sonnet (share of its base score 87.6)",
+    tuple((K * 2 ** i, v / 87.6) for i, v in enumerate(_NOLIMA_SONNET)))
+# Liu et al. 2023 ("Lost in the Middle", TACL 2024, arXiv 2307.03172), GPT-3.5-Turbo, 20
+# documents (about 2,946 tokens, Table 3): 75.8, 57.2, 53.8, 55.4, 63.2 % with the answer in
+# document 1, 5, 10, 15, 20 (Appendix G, Table 6), as a share of its oracle score 88.3 %
+# (one document, Table 1); position = the middle of that document.
+_LIU_GPT35_20 = ((0, 75.8), (4, 57.2), (9, 53.8), (14, 55.4), (19, 63.2))
+POSITION = Profile(
+    "Liu et al. 2023, GPT-3.5-Turbo, 20 documents (share of its oracle score 88.3 %)",
+    tuple(((k + 0.5) / 20, v / 88.3) for k, v in _LIU_GPT35_20))
+
 PUBLISHED = RecallTable(
-    end=((0.0, 1.00), (0.256, 0.92), (1.0, 0.78)),
-    dip=((0.0, 0.05), (0.25, 0.30), (1.0, 0.30)),
-    u_until=0.5,
-    primacy_gone=1.0,
-    sources="Liu et al. 2023; Veseli et al. 2025; NoLiMa 2025; Chroma 2025; MRCR v2 (Opus "
-            "4.6); measured on older models, extrapolated to this family",
+    literal=LITERAL, latent=LATENT, position=POSITION,
+    sources="RULER 2024 (literal by length); NoLiMa 2025 (latent by length); Liu et al. "
+            "2023 (position); measured on older models, extrapolated to this family",
 )
 
 FAMILIES = ("fable", "mythos", "opus", "sonnet", "haiku", "ctxlab-sim")
@@ -91,18 +163,16 @@ FAMILIES = ("fable", "mythos", "opus", "sonnet", "haiku", "ctxlab-sim")
 TABLES: dict[str, RecallTable] = {family: PUBLISHED for family in FAMILIES}
 """One table per family; all identical for now (the papers do not separate them)."""
 
-POINTS = (
-    {"source": "Liu et al. 2023 (20 documents, SECONDARY)", "position": 0.0, "accuracy": 0.75},
-    {"source": "Liu et al. 2023 (20 documents, SECONDARY)", "position": 0.5, "accuracy": 0.50},
-    {"source": "Liu et al. 2023 (20 documents, SECONDARY)", "position": 1.0, "accuracy": 0.75},
-    {"source": "NoLiMa GPT-4o share of base", "occupancy": 0.0625, "accuracy": 0.898},
-    {"source": "NoLiMa GPT-4o share of base", "occupancy": 0.125, "accuracy": 0.822},
-    {"source": "NoLiMa GPT-4o share of base", "occupancy": 0.25, "accuracy": 0.702},
-    {"source": "MRCR v2 Opus 4.6 (SECONDARY)", "occupancy": 0.256, "accuracy": 0.923},
-    {"source": "MRCR v2 Opus 4.6 (SECONDARY)", "occupancy": 1.0, "accuracy": 0.783},
-)
-"""The published points ``ctxlab rot`` shows beside its simulated curves (occupancy unknown
-for Liu et al.: its Appendix F token counts were not found, context-rot.md §1.3)."""
+
+def published() -> list[dict[str, object]]:
+    """The table cells ``ctxlab rot`` shows beside its simulated ones (kind, tokens or
+    position, the published share)."""
+    cells: list[dict[str, object]] = [
+        {"source": c.source, "kind": kind, "tokens": t, "accuracy": round(v, 4)}
+        for kind, c in (("literal", LITERAL), ("latent", LATENT)) for t, v in c.points]
+    cells += [{"source": POSITION.source, "position": p, "accuracy": round(v, 4)}
+              for p, v in POSITION.points]
+    return cells
 
 
 def family(model_id: str) -> str:

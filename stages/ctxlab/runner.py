@@ -275,6 +275,8 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
                 record.layer_size, record.layer_size_band = sized
         take = getattr(sim.responder, "take_misses", None)  # the simulated model's (§4)
         record.misses = [asdict(miss) for miss in take()] if take is not None else []
+        seen = getattr(sim.responder, "take_changed", None)  # files it saw change (§10.2)
+        record.changed = [asdict(change) for change in seen()] if seen is not None else []
         records.append(record)
         if on_record:
             on_record(record)

@@ -79,6 +79,8 @@ class Brain:
         self._finder = Finder(scenario)
         self.rot = rot
         self.misses: list[retrieval.Miss] = []
+        self.changed: list[retrieval.Changed] = []  # files it saw change (a re-read, §10.2)
+        self._noticed: set[retrieval.Changed] = set()  # each change is logged once
         self.calls = CallLog()  # its tool calls as it made them (the draws' keys, §4)
         self._parts: dict[str, Brain] = {}
 
@@ -91,9 +93,9 @@ class Brain:
         if part is not None:  # a sub-agent's prompt: it works on its part (§11)
             return self._part(part).respond(view)
         seen = delegate.credit(self.scenario, scan(view, self._finder))
-        request = find_request(view)
+        request = find_request(view)  # a summary seeks no fact: it draws nothing (§4)
         action = self._working_set(view, delegate.delegated(
-            self.scenario, view, seen, self._decide(view, seen)))
+            self.scenario, view, seen, self._decide(view, seen, seek=request is None)))
         if request is not None:
             if not action.calls:  # nothing left to do: it checks the result once more
                 final = self.scenario.steps[-1]
@@ -115,18 +117,23 @@ class Brain:
         blocks = [_text(said)] + [call.block() for call in action.calls]
         return self._reply(view, seen, action.kind, blocks)
 
-    def _decide(self, view: ModelView, seen: Visible) -> Action:
+    def _decide(self, view: ModelView, seen: Visible, *, seek: bool = True) -> Action:
         """The plan's next action, given the facts of its step that the agent finds (§4): a
-        missed fact is treated as absent, so it is fetched again."""
+        missed fact is treated as absent, so it is fetched again. ``seek``: False when no
+        fact is looked for (a summary request), so nothing is drawn."""
         action = decide(self.scenario, seen)
-        if action.kind != "step" or action.step is None:
+        if action.kind != "step" or action.step is None or not seek:
             return action
         steps = group(self.scenario.steps, self.scenario.index(action.step.id))
-        needs = {f: self.scenario.marker(f) for s in steps for f in s.needs}
-        lost = retrieval.missed(view, self.seed, needs, on=self.rot, log=self.calls)
+        needs = {f: (self.scenario.marker(f),
+                     retrieval.kind(self.scenario.marker(f), retrieval.seeking(s)))
+                 for s in steps for f in s.needs}
+        lost, changed = retrieval.look(view, self.seed, needs, on=self.rot, log=self.calls)
+        self.changed += [c for c in changed if c not in self._noticed]
+        self._noticed.update(changed)
         if lost:
             self.misses += lost
-            gone = {needs[miss.fact] for miss in lost}
+            gone = {needs[miss.fact][0] for miss in lost}
             return decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
         again = rereads.reread(seen, action.step, self.scenario,
                                self.behaviour.reread_in_view_rate,
@@ -141,6 +148,11 @@ class Brain:
     def take_misses(self) -> list[retrieval.Miss]:
         """The misses logged since the last call (the runner files them under its turn)."""
         taken, self.misses = self.misses, []
+        return taken
+
+    def take_changed(self) -> list[retrieval.Changed]:
+        """The files seen to change since the last call (the runner files them too)."""
+        taken, self.changed = self.changed, []
         return taken
 
     def _part(self, part: Scenario) -> Brain:

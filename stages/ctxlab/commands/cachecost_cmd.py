@@ -13,7 +13,7 @@ from ..report.compare import LARGE_WINDOW_MODEL
 from ..scenarios import ScenarioError, load
 from ..tokens import CAVEAT
 from ..view import figures
-from .common import UserError, positive_int, print_json
+from .common import UserError, add_rot_option, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="turn the pause comes before")
     parser.add_argument("--pause-min", type=float, default=61.0, help="pause length, minutes")
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_rot_option(parser)
     parser.set_defaults(run=run)
 
 

@@ -54,9 +54,9 @@ def add_rot_option(parser: argparse.ArgumentParser, *, default: str = "on",
     """``--rot on|off``: the simulated model's retrieval (context rot, §4; DESIGN §4) on every
     command that runs the simulated agent; replay answers from recorded replies instead."""
     parser.add_argument("--rot", choices=("on", "off"), default=default,
-                        help="the simulated model finds a fact in view by its position and "
-                             "the window's fill, as measured models do (on), or always (off); "
-                             f"default {default}{why}")
+                        help="the simulated model finds a fact in view by the request's "
+                             "length, the fact's position and its kind, as measured models do "
+                             f"(on), or always (off); default {default}{why}")
 
 
 def add_subagent_options(parser: argparse.ArgumentParser) -> None:

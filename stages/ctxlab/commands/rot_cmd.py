@@ -1,5 +1,6 @@
-"""``ctxlab rot``: the papers' position × occupancy needle experiment on the simulated model,
-beside the published points (guide §4; DESIGN §4 "Retrieval")."""
+"""``ctxlab rot``: the papers' needle experiment on the simulated model — two kinds of fact,
+by length and position — beside the published tables and the fits' per-cell errors (guide §4;
+DESIGN §4 "Retrieval"; ``docs/rot.md``)."""
 
 from __future__ import annotations
 
@@ -13,15 +14,17 @@ from rich.console import Console
 from rich.table import Table
 
 from .. import models, needle
-from ..recall import POINTS, family
+from ..recall import family, published, table
 from .common import UserError, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rot", help="the needle experiment: found by position and fill (§4)",
-                            description="Put one fact at ten positions in requests filling 25, "
-                                        "50, 75 and 95 %% of the window and count how often the "
-                                        "simulated model finds it, beside published points.")
+    parser = sub.add_parser("rot", help="the needle experiment: found by length, position and "
+                                        "kind of fact (§4)",
+                            description="Put a literal and a latent fact at five positions in "
+                                        "requests of 1K to 128K tokens and count how often the "
+                                        "simulated model finds each, beside the published "
+                                        "tables its curves are fitted to.")
     parser.add_argument("--model", default=models.DEFAULT_MODEL,
                         help=f"model id (default {models.DEFAULT_MODEL}, the scenarios' default)")
     parser.add_argument("--runs", type=positive_int, default=needle.RUNS, metavar="N",
@@ -54,25 +57,39 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"unknown model {args.model!r}; see `ctxlab models`")
     model = models.get(args.model).id
     console = Console(stderr=args.json)
-    with console.status(f"needle experiment on {model}: 40 cells × {args.runs} seeds"):
+    with console.status(f"needle experiment on {model}: {args.runs} seeds per cell"):
         cells = needle.experiment(model, runs=args.runs)
+    recall = table(model)
+    fits = {kind: {"source": recall.curve(kind).source, "cells": recall.curve(kind).errors()}
+            for kind in needle.NEEDLES}
     if args.plot is not None:
         from ..plots.rot import rot_figure
 
-        _save(rot_figure(model, cells, POINTS), args.plot)
+        _save(rot_figure(model, cells, published()), args.plot)
     if args.json:
         print_json({"model": model, "family": family(model),
-                    "cells": [asdict(c) for c in cells], "published": list(POINTS)})
+                    "cells": [asdict(c) for c in cells], "published": published(),
+                    "fits": fits})
         return 0
-    table = Table(title=f"{model}: share of {args.runs} runs that found the fact",
-                  caption="rows: occupancy of the window; columns: relative position")
-    table.add_column("fill", justify="right")
-    for position in needle.POSITIONS:
-        table.add_column(f"{position:.2f}", justify="right")
-    for occupancy in needle.OCCUPANCIES:
-        row = [c for c in cells if c.occupancy == occupancy]
-        table.add_row(f"{occupancy:.0%}", *(f"{c.accuracy:.2f}" for c in row))
-    console.print(table)
+    for kind in needle.NEEDLES:
+        rows = [c for c in cells if c.kind == kind]
+        table_ = Table(title=f"{model}, {kind} fact: share of {args.runs} runs that found it",
+                       caption="rows: tokens in the request (* beyond the table: "
+                               "extrapolated); columns: relative position")
+        table_.add_column("tokens", justify="right")
+        for position in needle.POSITIONS:
+            table_.add_column(f"{position:.2f}", justify="right")
+        table_.add_column("mean", justify="right")
+        table_.add_column("table", justify="right")
+        published_ = {e["tokens"]: e["table"] for e in fits[kind]["cells"]}
+        for tokens in sorted({c.tokens for c in rows}):
+            row = [c for c in rows if c.tokens == tokens]
+            mean = sum(c.accuracy for c in row) / len(row)
+            mark = "*" if row[0].extrapolated else ""
+            table_.add_row(f"{tokens // 1024}K{mark}", *(f"{c.accuracy:.2f}" for c in row),
+                           f"{mean:.2f}", f"{published_[tokens]:.2f}"
+                           if tokens in published_ else "—")
+        console.print(table_)
     if args.plot is not None:
         console.print(f"plot written to {args.plot}")
     return 0

@@ -1,12 +1,14 @@
 """The rung of §4: past the band, the model stops finding what is in view (context rot).
 
-The retrieval model (``ctxlab.recall``) makes a fact in view harder to find the fuller the
-request (§4.6: past about 50 % of the window attention turns to pure recency), so a stage that
-lets the occupancy climb past the band's lower edge misses facts it holds and fetches them
-again. A miss is a seeded draw, so one run proves little either way: a cell is judged on the
-long task at seeds ``SEEDS``, a pitfall at the first seed with a miss past the edge, holds when
-no seed has one. A miss below the edge (shorter requests lose facts too, less often, §4.1) is
-not this rung's: no band prevents it, and the evidence shows them apart.
+The retrieval model (``ctxlab.recall``) makes a fact in view harder to find the longer the
+request (in tokens, whatever the window), so a stage that lets a request on the 200K window
+climb past the band's lower edge (§4.6: about half the window, here 100K tokens) misses facts
+it holds and fetches them again. The band is set as a share of the window and rot follows
+length: on this one window they coincide (``docs/rot.md``). A miss is a seeded draw, so one
+run proves little either way: a cell is judged on the long task at seeds ``SEEDS``, a pitfall
+at the first seed with a miss past the edge, holds when no seed has one. A miss below the
+edge (shorter requests lose facts too, less often, §4.1) is not this rung's: no band prevents
+it, and the evidence shows them apart.
 """
 
 from __future__ import annotations

@@ -38,6 +38,11 @@ class CallRecorder:
         take = getattr(self.inner, "take_misses", None)
         return take() if take is not None else []
 
+    def take_changed(self) -> list[Any]:
+        """The files the inner model saw change, for the run's telemetry."""
+        take = getattr(self.inner, "take_changed", None)
+        return take() if take is not None else []
+
 
 def _result_text(block: dict[str, Any]) -> str:
     content = block.get("content", "")

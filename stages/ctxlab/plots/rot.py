@@ -1,4 +1,4 @@
-"""``ctxlab rot --plot``: the simulated needle curves beside the published points (§4)."""
+"""``ctxlab rot --plot``: the simulated needle curves beside the published tables (§4)."""
 
 from __future__ import annotations
 
@@ -11,37 +11,39 @@ from ctxlab.plots.figure import add_caveat, new_figure
 
 
 def rot_figure(model: str, cells: Sequence[Any], published: Sequence[dict[str, Any]]) -> Figure:
-    """Left: accuracy by position, one curve per occupancy, with Liu et al.'s points.
-    Right: accuracy by occupancy (mean over positions and at the last position) with the
-    length-decline points (NoLiMa, MRCR)."""
+    """Left: accuracy by length (mean over positions), both kinds, with the tables they are
+    fitted to (RULER for literal facts, NoLiMa for latent ones); hollow markers beyond a
+    table's lengths. Right: accuracy by position at each length, with Liu et al.'s shares."""
     fig = new_figure(10.0, 4.2)
-    by_position, by_occupancy = fig.subplots(1, 2)
-    occupancies = sorted({c.occupancy for c in cells})
-    for occupancy in occupancies:
-        row = sorted((c for c in cells if c.occupancy == occupancy), key=lambda c: c.position)
+    by_length, by_position = fig.subplots(1, 2)
+    for kind, marker in (("literal", "o"), ("latent", "s")):
+        rows = [c for c in cells if c.kind == kind]
+        lengths = sorted({c.tokens for c in rows})
+        means = [sum(c.accuracy for c in rows if c.tokens == t)
+                 / sum(1 for c in rows if c.tokens == t) for t in lengths]
+        line, = by_length.plot(lengths, means, marker=marker, label=f"simulated, {kind}")
+        outside = [(t, m) for t, m in zip(lengths, means, strict=True)
+                   if next(c for c in rows if c.tokens == t).extrapolated]
+        by_length.scatter([t for t, _ in outside], [m for _, m in outside], s=80,
+                          facecolors="none", edgecolors=line.get_color(), zorder=3)
+        points = [p for p in published if p.get("kind") == kind]
+        by_length.scatter([p["tokens"] for p in points], [p["accuracy"] for p in points],
+                          marker="x", color=line.get_color(), zorder=4,
+                          label=points[0]["source"] if points else kind)
+    by_length.set_xscale("log", base=2)
+    by_length.set(xlabel="tokens in the request (circled: extrapolated)",
+                  ylabel="found (share of runs)", ylim=(0, 1.02), title=f"{model}: length")
+    by_length.legend(fontsize=6)
+    for tokens in sorted({c.tokens for c in cells if c.kind == "latent"}):
+        row = sorted((c for c in cells if c.kind == "latent" and c.tokens == tokens),
+                     key=lambda c: c.position)
         by_position.plot([c.position for c in row], [c.accuracy for c in row], marker=".",
-                         label=f"simulated, {occupancy:.0%} full")
-    for point in (p for p in published if "position" in p):
-        by_position.scatter(point["position"], point["accuracy"], color="black", marker="x",
-                            zorder=3)
-    by_position.scatter([], [], color="black", marker="x", label="Liu et al. (20 docs)")
-    by_position.set(xlabel="relative position of the fact", ylabel="found (share of runs)",
-                    ylim=(0, 1.02), title=f"{model}: position")
-    by_position.legend(fontsize=7)
-    means = [sum(c.accuracy for c in cells if c.occupancy == o)
-             / sum(1 for c in cells if c.occupancy == o) for o in occupancies]
-    last = [max((c for c in cells if c.occupancy == o), key=lambda c: c.position).accuracy
-            for o in occupancies]
-    by_occupancy.plot(occupancies, means, marker="o", label="simulated, mean over positions")
-    by_occupancy.plot(occupancies, last, marker="o", label="simulated, last position")
-    sources = sorted({p["source"] for p in published if "occupancy" in p})
-    for marker, source in zip("s^vD", sources, strict=False):
-        points = [p for p in published if p.get("source") == source]
-        by_occupancy.scatter([p["occupancy"] for p in points], [p["accuracy"] for p in points],
-                             marker=marker, color="black", label=source, zorder=3)
-    by_occupancy.set(xlabel="occupancy (input tokens / window)", xlim=(0, 1.02),
-                     ylim=(0, 1.02), title="occupancy")
-    by_occupancy.legend(fontsize=7)
-    add_caveat(fig, "Published points: ../shared/reference/context-rot.md; the papers measured "
-               "older models, the simulated tables extrapolate.", tokens=False)
+                         label=f"latent, {tokens // 1024}K")
+    liu = [p for p in published if "position" in p]
+    by_position.scatter([p["position"] for p in liu], [p["accuracy"] for p in liu],
+                        color="black", marker="x", zorder=3, label="Liu et al. (20 docs)")
+    by_position.set(xlabel="relative position of the fact", ylim=(0, 1.02), title="position")
+    by_position.legend(fontsize=6)
+    add_caveat(fig, "Sources and fits: docs/rot.md; the papers measured older models, the "
+               "simulated tables extrapolate.", tokens=False)
     return fig

@@ -90,7 +90,10 @@ class TurnRecord:
     clock: float = 0.0
     misses: list[dict[str, Any]] = field(default_factory=list)
     """Visible facts the model did not find on this call: ``{"fact", "position",
-    "occupancy"}`` each (the simulated model's retrieval, DESIGN §4)."""
+    "occupancy", "tokens", "kind"}`` each (the simulated model's retrieval, DESIGN §4)."""
+    changed: list[dict[str, Any]] = field(default_factory=list)
+    """Files the model saw change on this call: ``{"file", "fact"}`` each (an older read held
+    the fact, the newest read does not: it works from the newest, §10.2)."""
     count_calls: int = 0
     """``count_tokens`` calls the context layer made before this request (§9.5)."""
     layer_size: int | None = None

@@ -96,7 +96,9 @@ class RunSummary:
     summary_calls: int = 0
     misses: list[dict[str, Any]] = field(default_factory=list)
     """Every visible fact the model did not find: ``{"turn", "fact", "position",
-    "occupancy"}`` (DESIGN §4, retrieval)."""
+    "occupancy", "tokens", "kind"}`` (DESIGN §4, retrieval)."""
+    changed: list[dict[str, Any]] = field(default_factory=list)
+    """Every file the model saw change since an older read: ``{"turn", "file", "fact"}``."""
     count_calls: int = 0
     """``count_tokens`` calls of the context layer over the run (§9.5)."""
     size_error: float | None = None
@@ -142,6 +144,7 @@ class RunSummary:
             retrigger_after_compaction=retrigger_after_compaction(records),
             summary_calls=sum(r.kind == "summary" for r in records),
             misses=[{"turn": r.turn, **miss} for r in records for miss in r.misses],
+            changed=[{"turn": r.turn, **c} for r in records for c in r.changed],
             count_calls=sum(r.count_calls for r in records),
             size_error=max((abs(r.size_error) / r.reported_input_tokens for r in records
                             if r.size_error is not None), default=None),
