@@ -129,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
               "options": options, "layer": args.layer}
     try:
         for done, bad in progress(_replays(trees, stage, args.paths, replay, args.jobs),
-                                  "replaying", len(trees), console=errors):
+                                  "replaying", total=len(trees), console=errors):
             reports += done
             for member, why in bad:
                 skipped(member.paths[0], why)
