@@ -57,8 +57,6 @@ class BandClearing:
         chance = refetch_chance(len(cleared), len(fetched_again(messages, cleared)))
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
-        elif not cacheable(size - batch.freed, limits, session.model):
-            return messages, size  # the request it leaves could not be cached
         elif batch.repays(prices, requests=_replies(messages), cold=self.cold, refetch=chance):
             why = (f"repays; frees {batch.freed:,}, rewrites {batch.suffix:,}"
                    + (" (cache cold)" if self.cold else ""))
@@ -123,10 +121,9 @@ class BandClearing:
 
 
 def cacheable(size: int, limits: Thresholds, model: str) -> bool:
-    """Whether a batch can repay where the request is ``size`` tokens (before the batch, and
-    the request it leaves): at or over the model's cache minimum (a shorter prefix is never
-    cached, so the rewrite is paid at the input price and saves no cache read, §6.4), or past
-    the band's upper edge, where it clears whatever the cache says (§4.6)."""
+    """Whether a batch can repay on a request of ``size`` tokens: one at or over the model's
+    cache minimum (a shorter prefix is never cached, so a rewrite saves no cache reads,
+    §6.4), or past the band's upper edge, where it clears whatever the cache says (§4.6)."""
     return size >= models.get(model).cache_minimum or size > limits.band_high
 
 
