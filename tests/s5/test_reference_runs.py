@@ -40,3 +40,38 @@ def test_every_run_of_the_set_is_as_at_its_baseline() -> None:
     assert moved(now, baseline, tolerance) == []
     requests = sum(row["requests"] for row in now.values())
     assert sum(row["count_calls"] for row in now.values()) * 10 <= requests
+
+
+def _decisions(records: list) -> list:
+    """Per request: the layers that fired and why, in the words that decide (a batch's
+    ``repays`` or the band's upper edge), not the sizes they quote."""
+    return [[(e["layer"], e["trigger"].split(";")[0].split(" > ")[-1]) for e in r.compactions]
+            for r in records if r.kind == "agent"]
+
+
+@pytest.mark.reliability
+@pytest.mark.parametrize("scenario", ["long-task", "chat-heavy", "medium-results"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_sized_from_usage_decides_as_counting_every_time(scenario: str, seed: int,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stage 5 sized from the last usage takes the decisions the same code takes when it
+    counts every request (its error band made endless), on at least 99 % of the turns; it
+    counts at most one request in ten; its size is within its stated band of the input the
+    API reported on every request; no request is rejected as too long."""
+    from s5_pipeline.calibration import Calibration
+
+    from ctxlab.brain.retrieval import switched
+    from ctxlab.runner import run
+
+    with switched(False):
+        sized = run(5, scenario, seed=seed)
+        monkeypatch.setattr(Calibration, "error", lambda self, estimate, fixed: 1 << 40)
+        counted = run(5, scenario, seed=seed)
+    ours, every = _decisions(sized.records), _decisions(counted.records)
+    same = sum(a == b for a, b in zip(ours, every, strict=False)) / max(len(ours), len(every))
+    agent = [r for r in sized.records if r.kind == "agent"]
+    assert same >= 0.99 and sized.summary.success == counted.summary.success
+    assert counted.summary.count_calls >= len(agent) >= 10 * sized.summary.count_calls
+    assert all(abs(r.size_error) <= r.layer_size_band for r in agent
+               if r.size_error is not None)
+    assert not any(r.error for r in agent)
