@@ -54,7 +54,7 @@ class BandClearing:
         batch = self._batch(messages, after, session)
         prices = models.get(session.model).prices
         cleared = self._cleared(session)
-        chance = refetch_chance(len(cleared), len(fetched_again(messages, cleared)))
+        chance = refetch_chance(len(cleared), len(self._fetched_again(messages, cleared)))
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
         elif batch.repays(prices, requests=_replies(messages), cold=self.cold, refetch=chance):
@@ -101,13 +101,20 @@ class BandClearing:
         results = result_ids(messages)
         if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
             return messages, {}  # every older result is cleared already: nothing to look at
-        keep = self.keep[2] + len(fetched_again(messages, cleared))
+        keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         reads = saved_reads(messages)
         exempt = edited_reads(messages) + ([] if over_band else recovered(messages))
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(messages, self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=exempt, after=self.changed_files.attached)
+
+    def _fetched_again(self, messages: Messages, cleared: list[str]) -> list[str]:
+        """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
+        last = getattr(self, "_fetched", None)
+        if last is None or last[0] is not messages or last[1] != cleared:
+            self._fetched = (messages, list(cleared), fetched_again(messages, cleared))
+        return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
