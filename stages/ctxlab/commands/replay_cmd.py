@@ -149,13 +149,23 @@ Replayed = tuple[list[TreeReport], list[tuple[Member, str]]]
 def _replays(trees: list[Tree], stage: int | None, roots: list[Path], replay: dict[str, Any],
              jobs: int) -> Iterator[Replayed]:
     """Each tree replayed, in order: here, or in ``jobs`` processes (forked, so they share
-    this one's choice of implementation)."""
+    this one's choice of implementation), the largest trees handed out first so that a long
+    session does not start last and keep one process busy alone."""
     one = partial(_replay, stage=stage, roots=roots, replay=replay)
     if jobs == 1 or len(trees) < 2:
         yield from map(one, trees)
         return
     with ProcessPoolExecutor(min(jobs, len(trees))) as pool:
-        yield from pool.map(one, trees)
+        largest = sorted(range(len(trees)), key=lambda i: -_bytes(trees[i]))
+        futures = {i: pool.submit(one, trees[i]) for i in largest}
+        for i in range(len(trees)):
+            yield futures[i].result()
+
+
+def _bytes(tree: Tree) -> int:
+    """The size on disk of a tree's files: how long its replay takes, roughly."""
+    return sum(path.stat().st_size for member in tree.members for path in member.paths
+               if path.exists())
 
 
 def _replay(tree: Tree, *, stage: int | None, roots: list[Path],
