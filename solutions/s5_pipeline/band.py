@@ -45,7 +45,7 @@ class BandClearing:
         and the expected fetch again (§6.5, §7.4, with the cache certainly cold or not, §6.8)
         or when the size is past the band's upper edge (§4.6); otherwise the history as it
         is. Without the band (``band=False``) nothing is cleared below the trigger."""
-        if not self.band:
+        if not self.band or not cacheable(size, limits, session.model):
             return messages, size
         after, decisions = self._microcompact(messages, session,
                                               over_band=size > limits.band_high)
@@ -54,7 +54,7 @@ class BandClearing:
         batch = self._batch(messages, after, session)
         prices = models.get(session.model).prices
         cleared = self._cleared(session)
-        chance = refetch_chance(len(cleared), len(fetched_again(messages, cleared)))
+        chance = refetch_chance(len(cleared), len(self._fetched_again(messages, cleared)))
         if size > limits.band_high:
             why = f"{size:,} > band's upper edge {limits.band_high:,}"
         elif batch.repays(prices, requests=_replies(messages), cold=self.cold, refetch=chance):
@@ -62,8 +62,6 @@ class BandClearing:
                    + (" (cache cold)" if self.cold else ""))
         else:
             return messages, size
-        if size <= limits.band_low:  # not counted yet: what a batch frees is two counts apart
-            size = self.count(messages, session)
         self._keep(messages, decisions, session)
         return self._step("microcompact", messages, after, session, size, why)
 
@@ -103,13 +101,20 @@ class BandClearing:
         results = result_ids(messages)
         if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
             return messages, {}  # every older result is cleared already: nothing to look at
-        keep = self.keep[2] + len(fetched_again(messages, cleared))
+        keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         reads = saved_reads(messages)
         exempt = edited_reads(messages) + ([] if over_band else recovered(messages))
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(messages, self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=exempt, after=self.changed_files.attached)
+
+    def _fetched_again(self, messages: Messages, cleared: list[str]) -> list[str]:
+        """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
+        last = getattr(self, "_fetched", None)
+        if last is None or last[0] is not messages or last[1] != cleared:
+            self._fetched = (messages, list(cleared), fetched_again(messages, cleared))
+        return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
@@ -120,6 +125,13 @@ class BandClearing:
                     offload(session.workspace, ident, result_text(block))
         for tool_use_id, content in decisions.items():
             self._ledger(session).record(tool_use_id, content, "microcompact")
+
+
+def cacheable(size: int, limits: Thresholds, model: str) -> bool:
+    """Whether a batch can repay on a request of ``size`` tokens: one at or over the model's
+    cache minimum (a shorter prefix is never cached, so a rewrite saves no cache reads,
+    §6.4), or past the band's upper edge, where it clears whatever the cache says (§4.6)."""
+    return size >= models.get(model).cache_minimum or size > limits.band_high
 
 
 def telling_terms(messages: Messages, terms: frozenset[str]) -> frozenset[str]:

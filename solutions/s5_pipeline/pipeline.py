@@ -83,7 +83,7 @@ class Pipeline(BandClearing):
         self.prefix_changes = 0
         self.summaries: list[dict[str, Any]] = []  # anchor coverage of each summary
         self.calibration = Calibration()  # the messages' ratio and the unseen part (§9.5)
-        self.counted: tuple[Messages, int] | None = None  # (history, the API's count), latest
+        self.sized: tuple[int, int] = (0, 0)  # the latest size measured and its error band
         self.terms: frozenset[str] | None = None  # the task's words (§7.4's preview)
         self.anchor: int | None = None  # the message where the last batch ended (§6.4)
         self.marks = Marks()  # where a request that ran a batch marked the one before
@@ -159,8 +159,8 @@ class Pipeline(BandClearing):
     def compact(self, messages: Messages, session: Session) -> Messages:
         """The pipeline (§7.2): the history after the layers this request needs.
 
-        Measure (``self.measure``); above the band's lower edge, measure again with the API's
-        count (``self.count``: free, no model call) and decide on that. Above
+        Measure (``self.measure``: the last usage plus the calibrated estimate of what was
+        added since, counted by the API only where that is too uncertain to decide on). Above
         ``blocking_at``: ``self.blocking``, and nothing else. Above ``compact_at``
         (``self.trigger`` says why): the cheap layers first, ``"snip"`` then
         ``"microcompact"``, each only if the size is above ``target``; then ``"summary"``,
@@ -172,8 +172,6 @@ class Pipeline(BandClearing):
         ### BEGIN SOLUTION 5.5
         limits = self.limits(session)
         size = self.measure(messages, session)
-        if size > limits.band_low:
-            size = self.count(messages, session)
         if size > limits.blocking_at:
             return self.blocking(messages, session, size, limits)
         trigger = self.trigger(size, limits)
@@ -203,23 +201,38 @@ class Pipeline(BandClearing):
         """Why the whole pipeline must act on a request of ``size`` tokens, or None."""
         return f"{size:,} > {limits.compact_at:,} tokens" if size > limits.compact_at else None
 
-    def measure(self, messages: Messages, session: Session) -> int:
-        """The request's size: the messages' estimate, calibrated, plus the part of the
-        request the layer cannot change, as the last usage measured it (§9.5)."""
-        return self.calibration.size(self.estimate(messages), self._fixed(session))
+    def measure(self, messages: Messages, session: Session,
+                edges: tuple[int, ...] | None = None) -> int:
+        """The request's size as Claude Code knows it (§9.5): the last reported usage plus
+        the calibrated estimate of what changed since (``calibration``). Counted by the API
+        (``self.count``) only when one of ``edges`` lies inside the estimate's error band, so
+        that the estimate could fall on the wrong side of it; ``edges`` default to the
+        thresholds a request's first decision uses (the band's upper edge, the trigger, the
+        blocking mark)."""
+        if edges is None:
+            limits = self.limits(session)
+            edges = (limits.band_high, limits.compact_at, limits.blocking_at)
+        estimate, fixed = self.estimate(messages), self._fixed(session)
+        size = self.calibration.size(estimate, fixed)
+        error = self.calibration.error(estimate, fixed)
+        self.sized = (size, error)
+        if any(size - error <= edge < size + error for edge in edges):
+            return self.count(messages, session)
+        return size
 
     def count(self, messages: Messages, session: Session) -> int:
-        """``measure`` with the messages counted by the API (``count_tokens`` is free and
-        calls no model), so that a layer's "tokens freed" is measured; the estimate when the
-        count fails."""
+        """The request's size with the messages counted by the API (``count_tokens`` is free
+        and calls no model); the estimate when the count fails."""
+        estimate, fixed = self.estimate(messages), self._fixed(session)
         try:
             counted = session.count(messages)
         except anthropic.APIError:
-            self.counted = None
-            return self.measure(messages, session)
-        self.counted = (messages, counted)
-        self.calibration.counted(counted, self.estimate(messages))
-        return counted + self.calibration.unseen(self._fixed(session))
+            self.sized = (self.calibration.size(estimate, fixed),
+                          self.calibration.error(estimate, fixed))
+            return self.sized[0]
+        self.calibration.counted(counted, estimate)
+        self.sized = (counted + self.calibration.unseen(fixed), 0)
+        return self.sized[0]
 
     @staticmethod
     def _fixed(session: Session) -> int:
@@ -289,7 +302,8 @@ class Pipeline(BandClearing):
     def run_layer(self, layer: str, messages: Messages, session: Session, size: int,
                   trigger: str) -> tuple[Messages, int]:
         """Run ``layer`` (``"snip"``, ``"microcompact"`` or ``"summary"``) on ``messages`` of
-        ``size`` tokens: the history it leaves and that history's size, counted again."""
+        ``size`` tokens: the history it leaves and that history's size, measured again (near
+        the thresholds the next layer's decision uses, counted)."""
         keep_first, keep_last, _ = self.keep
         name, after = layer, messages
         if layer == "snip":
@@ -304,7 +318,10 @@ class Pipeline(BandClearing):
                 self.summaries.append(self._quality(messages, after, session))
         else:
             raise ValueError(f"no layer {layer!r}: snip, microcompact or summary")
-        return self._step(name, messages, after, session, size, trigger)
+        limits = self.limits(session)
+        edges = {"snip": (limits.target, limits.compact_at),
+                 "microcompact": (limits.compact_at,)}.get(layer, ())
+        return self._step(name, messages, after, session, size, trigger, edges)
 
     def _summary(self, messages: Messages, session: Session) -> tuple[Messages, str]:
         """The summarizer's history and what made it: ``"summary"``, or the name of the
@@ -324,16 +341,21 @@ class Pipeline(BandClearing):
         return report
 
     def _step(self, layer: str, before: Messages, after: Messages, session: Session,
-              size: int, trigger: str) -> tuple[Messages, int]:
-        """Take ``after`` (the user's texts put back, §12.3) and report what it freed, as the
-        API counts it; a layer that changed nothing is not reported."""
+              size: int, trigger: str, edges: tuple[int, ...] = ()) -> tuple[Messages, int]:
+        """Take ``after`` (the user's texts put back, §12.3) and report what it freed, the
+        calibrated estimate of the difference (counted by the API when one of ``edges``, a
+        threshold the next decision uses, lies inside the error band); a layer that changed
+        nothing is not reported."""
         if after == before:
             return before, size
         after = self.user_texts.reinject(after)
         assert_messages_valid(after)
-        counted = self.counted[1] if self.counted and self.counted[0] is before else None
-        now = self.count(after, session)
-        freed = counted - self.counted[1] if counted is not None and self.counted else size - now
+        self.calibration.changed()
+        was = self.sized
+        now = self.measure(after, session, edges)
+        removed = self.estimate(before) - self.estimate(after)
+        freed = size - now if self.sized[1] == 0 and was[1] == 0 else round(
+            self.calibration.rate(-removed) * removed)
         session.report(layer, freed, trigger)
         return after, now
 
@@ -341,6 +363,7 @@ class Pipeline(BandClearing):
                  limits: Thresholds) -> Messages:
         """Local, deterministic, no model call: keep the task and the newest rounds that fit
         in the target, beside the part of the request no layer can change (§8.5)."""
+        self.count(messages, session)  # the cut converts tokens to the estimate's units
         room = limits.target - self.calibration.unseen(self._fixed(session))
         cut = find_safe_cut(messages, round(room / self.calibration.ratio), estimate_tokens)
         kept, _ = self._step("blocking", messages, messages[:1] + messages[cut:], session, size,

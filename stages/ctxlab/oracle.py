@@ -5,10 +5,12 @@ It is a bound, not a method: it reads the plan, which no real layer can. What it
 - show every tool result in full in the request that delivers it — never less: a result is
   cleared or cut only after the agent has seen it whole once (a layer cannot know what a
   result holds before the agent reads it, so a bound that hides it earlier is no bound) —
-  unless it is over §2.4's per-result budget for the window, or the results one reply asked
-  for are, together, more than the window holds: then it is cut at once (the largest first,
-  one by one until the request fits), because a layer need not show it whole either: stage
-  3 sends it to disk before the agent reads it (§2.4, §7.4);
+  unless it is over §2.4's per-result budget for the window and not a read, or the results
+  one reply asked for are, together, more than the window holds: then it is cut at once (the
+  largest first, one by one until the request fits), because a layer need not show it whole
+  either: stage 3 sends it to disk before the agent reads it (§2.4). A read is shown whole
+  however long, as stage 3 shows it (§7.4's read exemption: a read sent to disk is read
+  back, and loops);
 - afterwards, keep of each result only what a step still to come needs, cutting it to the
   lines that hold it or clearing it:
   - the lines holding a fact a later step needs, unless the agent noted it in its own words
@@ -76,7 +78,8 @@ class Oracle(CacheOnly):
         new = sorted((uid for uid in self.whole if uid not in self.delivered),
                      key=lambda uid: -len(self.whole[uid]))
         budget = per_result_budget(session.window)
-        overflow += [uid for uid in new if len(self.whole[uid]) > budget]
+        overflow += [uid for uid in new if len(self.whole[uid]) > budget
+                     and session.tool_names.get(uid) not in read_tools()]
         if overflow:
             new = [uid for uid in new if uid not in overflow]
             kept = self._reduce(messages, needed, edits, overflow)
@@ -181,6 +184,14 @@ def per_result_budget(window: int) -> int:
     from s5_pipeline.thresholds import offload_budgets  # the selected implementation's
 
     return offload_budgets(window)[0]
+
+
+def read_tools() -> frozenset[str]:
+    """The tools whose results stage 3 never offloads, however long (§7.4's read exemption:
+    a read sent to disk is read back, and loops): the oracle shows them whole once too."""
+    from s3_offload import READ_TOOLS  # the selected implementation's
+
+    return READ_TOOLS
 
 
 def _too_long(messages: Messages, session: Session) -> bool:

@@ -268,6 +268,11 @@ def run(stage: int | None, scenario: str, *, model: str | None = None, seed: int
             tool_calls=calls, compactions=session.events,
             error=error_info(error) if error is not None else None, clock=sim.clock.now)
         session.events = []
+        if kind == "agent":  # what the layer spent and knew sizing the request (§9.5)
+            record.count_calls, session.counts = session.counts, 0
+            sized = getattr(layer, "sized", None)
+            if isinstance(sized, tuple) and sized[0]:
+                record.layer_size, record.layer_size_band = sized
         take = getattr(sim.responder, "take_misses", None)  # the simulated model's (§4)
         record.misses = [asdict(miss) for miss in take()] if take is not None else []
         seen = getattr(sim.responder, "take_changed", None)  # files it saw change (§10.2)

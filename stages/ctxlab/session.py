@@ -43,6 +43,7 @@ class Session:
     dynamic_at_end: bool = False  # send it after the newest message instead of in ``system``
     recover: Callable[[list[dict[str, Any]], anthropic.APIError], Any] | None = None
     """A layer's last resort for a rejected agent request: returns a response or raises."""
+    counts: int = 0  # ``count`` calls since the runner last read them (telemetry)
 
     @property
     def window(self) -> int:
@@ -97,6 +98,7 @@ class Session:
         call; no system prompt, no tools), for a layer that must know what it removes (§9.5).
         API errors are raised at once, without the SDK's retries: a layer that cannot count
         falls back on its estimate rather than wait."""
+        self.counts += 1
         client = self.client.with_options(max_retries=0)
         return client.messages.count_tokens(model=self.model, messages=messages).input_tokens
 

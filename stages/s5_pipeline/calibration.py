@@ -9,8 +9,7 @@ reported/estimated would charge that unseen part to the messages: every size, tr
 history look several times bigger than it is. So the two are kept apart:
 
 - ``ratio``: counted / estimated on the messages only. The count is the API's own
-  (``count_tokens``, free), taken whenever the layer is about to act, so what a layer reports
-  freed is counted, not guessed;
+  (``count_tokens``, free), taken only when the estimate is too uncertain to decide on (below);
 - the *unseen* part: what the last usage reported beyond its messages' share. It is measured
   (reported minus the messages), never scaled, so it follows a changed system prompt or tool
   list exactly.
@@ -21,7 +20,15 @@ the pipeline counts before it acts) the history only grew, so the second usage m
 is the API's own figure for what was added, and divided by the estimate of the same messages it
 is ``growth``, the ratio of the content arriving now (a session reading base64 or minified code
 learns that kind's cost, one reading prose another). Until two such usages are known, the
-messages' ``ratio`` stands in for it.
+messages' ``ratio`` stands in for it. What a layer removes is sized the same way, so a request
+after a layer is the last reported size, minus the calibrated estimate of what went, plus that
+of what came.
+
+Only the part sized from the estimate can be wrong, so the size comes with an error band
+(``error``): ``GROWTH_ERROR`` of that part once the growth is learned, ``ESTIMATE_ERROR`` of it
+before, plus ``SLACK`` tokens of framing. The pipeline asks the API to count only when a
+threshold it acts on lies inside that band (§9.5: Claude Code works the same way, the last
+usage plus an estimate of what was added since, and counts only near a decision).
 """
 
 from __future__ import annotations
@@ -34,6 +41,14 @@ from s1_loop import reported_tokens
 MIN_GROWTH = 200
 """Estimated tokens a request must have added for its usage to calibrate the growth: a short
 reply alone is mostly framing and rounding."""
+GROWTH_ERROR = 0.25
+"""The largest error of the calibrated growth, as a share of what it sizes (measured on the
+scenarios and the shared session logs; docs/bench.md)."""
+ESTIMATE_ERROR = 0.5
+"""The same before the growth is learned: the plain estimate's error on unseen text (§9.5's
+fitted weights are within a few percent on the fixtures; this leaves room for other kinds)."""
+SLACK = 256
+"""Tokens of framing and rounding any size from the estimate may be off by."""
 
 
 @dataclass
@@ -45,6 +60,7 @@ class Calibration:
     reported: tuple[int, float] | None = None  # (reported size, estimate of its messages)
     growth: float | None = None  # reported / estimated growth between untouched requests
     grown: bool = False  # whether the request sent since ``reported`` only added messages
+    added: tuple[int, float] = (0, 0.0)  # every growth so far: (reported, estimated) tokens
 
     def learn(self, usage: Any) -> None:
         """Take the usage of the last request sent, once it has arrived."""
@@ -54,7 +70,17 @@ class Calibration:
                 added, estimated = now[0] - self.reported[0], now[1] - self.reported[1]
                 if estimated >= MIN_GROWTH and added > 0:
                     self.growth = added / estimated
+                    self.added = (self.added[0] + added, self.added[1] + estimated)
             self.reported, self.sent, self.grown = now, None, True
+
+    def rate(self, change: float) -> float:
+        """Reported tokens per estimated token of a ``change`` to the messages: for what is
+        added, the growth (content like the newest); for what a layer removes (older
+        content, of any kind), the mean of every growth so far; the messages' ratio until
+        a growth is learned."""
+        if self.growth is None:
+            return self.ratio
+        return self.growth if change > 0 else self.added[0] / self.added[1]
 
     def unseen(self, fixed: int) -> int:
         """What the last usage held beyond its messages; ``fixed`` (the estimate of the system
@@ -66,16 +92,27 @@ class Calibration:
 
     def size(self, estimate: float, fixed: int) -> int:
         """The request's size from the estimate of its messages: the last reported size plus
-        the calibrated growth since."""
-        if self.reported is not None and self.growth is not None:
+        the calibrated change since (grown or, after a layer, shrunk)."""
+        if self.reported is not None:
             size, messages = self.reported
-            if estimate > messages:
-                return size + round(self.growth * (estimate - messages))
+            return size + round(self.rate(estimate - messages) * (estimate - messages))
         return round(self.ratio * estimate) + self.unseen(fixed)
 
+    def error(self, estimate: float, fixed: int) -> int:
+        """How far ``size(estimate, fixed)`` may be from the API's figure: the share of the
+        part sized from the estimate (all of it before any usage) that its rate may be off
+        by, plus ``SLACK``."""
+        if self.reported is None:
+            return SLACK + round(ESTIMATE_ERROR * self.size(estimate, fixed))
+        change = estimate - self.reported[1]
+        share = GROWTH_ERROR if self.growth is not None else ESTIMATE_ERROR
+        return SLACK + round(share * self.rate(change) * abs(change))
+
     def counted(self, tokens: int, estimate: float) -> None:
-        """Learn the ratio from the API's count of messages whose estimate is ``estimate``.
-        A count comes before a layer acts: the next usage is not this request grown."""
+        """Learn the ratio from the API's count of messages whose estimate is ``estimate``."""
         if tokens > 0 and estimate > 0:
             self.ratio = tokens / estimate
+
+    def changed(self) -> None:
+        """A layer changed the history: the next usage is not the last one grown."""
         self.grown = False

@@ -13,7 +13,7 @@ Well below the trigger lies the band the occupancy should stay in: 50–65 % of 
 so the tokens paid for them are wasted; sid-code masks tool output at 60 % and summarizes at
 70 % of a 200K window (§4.6). The band is a ceiling, not a start: the cheap clearing tier
 runs below it whenever a batch repays (§6.5), and the band's upper edge is where it runs
-whatever the cache says; above the lower edge the pipeline measures with the API's count.
+whatever the cache says.
 Neither edge ever lies above the trigger (a small window has no room for a band below it).
 
 The offload budgets of §2.4 (50,000 characters per result, 200,000 per message) were set for a
@@ -43,7 +43,7 @@ class Thresholds:
     compact_at: int  # run the pipeline above this
     target: int  # the cheap layers stop as soon as the context is at or below this
     blocking_at: int  # above this: local truncation only
-    band_low: int  # the band's lower edge: above it sizes are counted by the API (§4.6)
+    band_low: int  # the band's lower edge: where the occupancy to stay in begins (§4.6)
     band_high: int  # above this it clears, whatever the cache (§4.6)
 
     @property

@@ -45,6 +45,30 @@ def test_a_directory_replays_every_log_with_a_progress_bar(
                for r in report["replays"]) > 0
 
 
+def test_jobs_replay_the_sessions_in_processes_with_the_same_reports(
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--jobs 2``: the sessions go to two processes, the progress bar counts them as they
+    come back, and the report is the one ``--jobs 1`` prints, to the byte."""
+    seen: list[tuple[str, int]] = []
+
+    def spy(items: Iterable[Any], description: str, **kwargs: Any) -> Iterator[Any]:
+        count = 0
+        for item in items:
+            count += 1
+            yield item
+        seen.append((description, count))
+
+    monkeypatch.setattr(replay_cmd, "progress", spy)
+    args = [str(FIXTURES), "--stage", "5", "--window", "2000", "--json"]
+    assert main(["replay", *args, "--jobs", "1"]) == 0
+    one = capsys.readouterr().out
+    assert main(["replay", *args, "--jobs", "2"]) == 0
+    two = capsys.readouterr().out
+    logs = len(list(FIXTURES.glob("*.jsonl")))
+    assert one == two and json.loads(two)["replays"]
+    assert seen[1] == seen[3] == ("replaying", logs)
+
+
 def test_bad_files_get_one_line_each_and_the_rest_is_replayed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copy(FIXTURES / "resumed.jsonl", tmp_path / "good.jsonl")

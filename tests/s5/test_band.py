@@ -13,7 +13,7 @@ import os
 import pytest
 from s4_summarize.rebuild import CHANGED_NOTE
 from s5_pipeline import Pipeline
-from s5_pipeline.band import recovered, telling_terms
+from s5_pipeline.band import cacheable, recovered, telling_terms
 from s5_pipeline.batch import Batch, refetch_chance
 from s5_pipeline.changed import ChangedFiles
 from s5_pipeline.refetch import fetched_again
@@ -103,6 +103,32 @@ def test_well_below_the_band_a_batch_runs_once_it_repays(tmp_path) -> None:
     layer.prepare(history[:1] + chat + history[1:], session)
     assert [e["layer"] for e in session.events] == ["microcompact"]
     assert session.events[0]["trigger"].startswith("repays; frees ")
+
+
+def test_no_batch_under_the_models_cache_minimum(tmp_path, monkeypatch) -> None:
+    """A request under the model's cache minimum (``models.py``; Haiku's is 4,096 tokens) is
+    never cached, so a batch saves no cache read: none runs there, though one would repay by
+    the arithmetic (shown with the rule switched off); at the minimum it runs (§6.4, §6.5)."""
+    minimum = models.get("claude-haiku-4-5").cache_minimum
+    limits = _layer().limits(_session(tmp_path, Simulator()))
+    assert not cacheable(minimum - 1, limits, "claude-haiku-4-5")
+    assert cacheable(minimum, limits, "claude-haiku-4-5")
+    chat = [{"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
+            {"role": "user", "content": [{"type": "text", "text": "go on"}]}] * 13
+
+    def batches(rounds: int, tokens: int, where: str) -> tuple[int, list[str]]:
+        session = _session(tmp_path / where, Simulator())
+        history = tool_history(rounds, tokens)
+        history = history[:1] + chat + history[1:]
+        size = session.count(history) + _layer().measure([], session)  # + system and tools
+        _layer().prepare(history, session)
+        return size, [e["layer"] for e in session.events]
+
+    small, large = batches(3, 800, "small"), batches(4, 1_000, "large")
+    assert small[0] < minimum <= large[0]
+    assert small[1] == [] and large[1] == ["microcompact"]
+    monkeypatch.setattr("s5_pipeline.band.cacheable", lambda *args: True)
+    assert batches(3, 800, "switched-off")[1] == ["microcompact"]
 
 
 @pytest.mark.exercise("5.5")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from anthropic.types import Usage
 from s5_pipeline import Pipeline
-from s5_pipeline.calibration import Calibration
+from s5_pipeline.calibration import GROWTH_ERROR, SLACK, Calibration
 from s5help import command_output, tool_history
 
 from ctxlab.session import Session
@@ -66,8 +66,8 @@ def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
         kept = layer.prepare(given, session)
         freed = sum(e["tokens_freed"] for e in session.events[fired:])
         if freed:
-            drop = session.count(given) - session.count(kept)
-            assert freed == pytest.approx(drop, rel=0.05)
+            drop = session.count(given) - session.count(kept)  # freed is the calibrated
+            assert freed == pytest.approx(drop, rel=GROWTH_ERROR)  # estimate: its stated error
             checked += 1
         session.last_usage = Usage(input_tokens=session.count(kept) + UNSEEN, output_tokens=1)
     assert checked, "the history passes the trigger"
@@ -103,17 +103,24 @@ def test_the_calibration_keeps_the_unseen_part_apart() -> None:
 def test_the_growth_between_untouched_requests_is_calibrated_on_the_usage() -> None:
     """Content the estimate under-counts (a third of its cost, say base64): the usage of two
     requests that no layer touched measures what was added, and the next growth is sized at
-    that rate; a count (a layer about to act) breaks the chain for one request."""
+    that rate; a layer that changed the history breaks the chain for one request. Between
+    usages the size follows the estimate: what is added at the growth's rate, what a layer
+    removes at the mean of every growth (older content, of any kind), with an error band
+    that covers the part sized from the estimate only."""
     calibration = Calibration()
     for estimate, used in ((1_000, 1_500), (2_000, 4_500)):  # + 1,000 estimated, + 3,000 used
         calibration.sent = (None, estimate)
         calibration.learn(Usage(input_tokens=used, output_tokens=1))
     assert calibration.growth == pytest.approx(3.0)
     assert calibration.size(2_500, fixed=700) == 4_500 + 1_500
-    calibration.counted(9_000, 3_000)  # about to act: the next request may be smaller
+    assert calibration.size(1_500, fixed=700) == 4_500 - 1_500  # a layer removed 500, at
+    assert calibration.error(2_500, fixed=700) == SLACK + round(GROWTH_ERROR * 1_500)  # the
+    assert calibration.error(1_500, fixed=700) == SLACK + round(GROWTH_ERROR * 1_500)  # mean
+    assert calibration.error(2_000, fixed=700) == SLACK  # nothing sized from the estimate
+    calibration.changed()  # a layer acted: the next request may be smaller
     calibration.sent = (None, 3_000)
     calibration.learn(Usage(input_tokens=9_500, output_tokens=1))
-    assert calibration.growth == pytest.approx(3.0)  # not learned across the count
+    assert calibration.growth == pytest.approx(3.0)  # not learned across the change
     calibration.sent = (None, 3_100)  # + 100: too little to learn from
     calibration.learn(Usage(input_tokens=9_900, output_tokens=1))
     assert calibration.growth == pytest.approx(3.0)
@@ -126,17 +133,8 @@ def test_a_count_that_fails_leaves_the_estimate(tmp_path) -> None:
     sim.faults.add("rate_limit", 1_000, when=lambda req: req.max_tokens is None)  # counts only
     session = _session(tmp_path, sim)
     layer = Pipeline(summarize=lambda messages, s: messages)
-    _turns_estimated(layer, session, tool_history(24, 8_000))
+    layer.prepare(tool_history(24, 8_000), session)  # no usage yet: too uncertain, so it counts
     assert session.events and all(e["tokens_freed"] > 0 for e in session.events)
     assert layer.calibration.ratio == 1.0  # nothing was counted
     assert {c.status for c in sim.calls} == {429}  # one try per count, nothing else sent
 
-
-def _turns_estimated(layer: Pipeline, session: Session, history: list[dict[str, Any]]) -> None:
-    """Turns whose usage is the estimate plus 500 (the count is unavailable)."""
-    from s5_pipeline import estimate_tokens
-
-    kept: list[dict[str, Any]] = []
-    for end in range(3, len(history) + 1, 2):
-        kept = layer.prepare((kept or history[:1]) + history[end - 2:end], session)
-        session.last_usage = Usage(input_tokens=estimate_tokens(kept) + 500, output_tokens=1)

@@ -124,10 +124,10 @@ def test_cheap_layers_first_each_re_measured_and_the_summary_last(
     kept = layer.prepare(history, session)
     assert [e["layer"] for e in session.events] == layers
     assert len(summaries) == layers.count("summary")
-    sizes = [size_before]  # after each layer, as the events report what it freed
-    for event in session.events:
+    sizes = [size_before]  # after each layer, as the events report what it freed: the
+    for event in session.events:  # calibrated estimate of it, close to the API's count
         sizes.append(sizes[-1] - event["tokens_freed"])
-    assert sizes[-1] == session.count(kept)
+    assert sizes[-1] == pytest.approx(session.count(kept), rel=0.02)
     assert all(s > limits.target for s in sizes[:-1])  # each layer ran because it had to
     if "summary" in layers:
         assert sizes[-2] > limits.compact_at  # the cheap layers left it above the trigger
@@ -204,7 +204,7 @@ def test_the_blocking_tier_never_calls_a_model(tmp_path) -> None:
     kept = layer.prepare(tool_history(60, 16_000), session)
     assert [e["layer"] for e in session.events] == ["blocking"]
     assert calls == []
-    assert [c.path for c in sim.calls] == ["/v1/messages/count_tokens"] * 2  # counts, no model
+    assert {c.path for c in sim.calls} == {"/v1/messages/count_tokens"}  # counts, no model
     assert len(kept) < 121
 
 

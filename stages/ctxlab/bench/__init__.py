@@ -8,6 +8,8 @@ This package measures that, side by side in one process:
   (``admit`` + ``prepare`` for one new round, steady state; turn after turn, and right after
   each request) against one full tokenization of the same context, and the simulator's time
   per request;
+- ``band``: stage 5's band at work on a history at its lower edge (batches, counts, CPU per
+  turn);
 - ``runs``: one whole run per stage on a scenario, and the process's peak memory;
 - ``replay``: whole replays of synthetic session logs of growing length (issue 16);
 - ``fit``: how each cost grows with the size (the exponent of a power law);
@@ -23,8 +25,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..runner import load_stage
+from .band import band_turns
 from .replay import REQUESTS, replay_times
-from .report import assemble, show
+from .report import RATIO_SIZE, assemble, show
 from .runs import peak_rss_mb, whole_runs
 from .turns import MODEL, measure, overhead_tokens
 
@@ -51,9 +54,15 @@ def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int 
     for number in stages:
         note(f"running stage {number} on {scenario} …")
         runs += whole_runs([number], scenario, seed=seed)
+    band = None
+    if RATIO_SIZE in sizes:
+        note(f"the band at work at {RATIO_SIZE:,} tokens …")
+        band = band_turns(stage, RATIO_SIZE, turns=turns, overhead=overhead, seed=seed,
+                          repeats=repeats)
     note("replaying synthetic sessions …")
     replays = replay_times(replay_requests, seed=seed) if replay_requests else None
-    return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns, replays=replays)
+    return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns, replays=replays,
+                    band=band)
 
 
 __all__ = ["REQUESTS", "SCENARIO", "SIZES", "STAGES", "TURNS", "run_bench", "show"]

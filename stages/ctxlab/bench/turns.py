@@ -23,6 +23,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -44,19 +45,21 @@ each turn takes the band's look, finds nothing to clear and passes: the no-compa
 
 
 @dataclass
-class _BenchSession(Session):
-    """A ``Session`` whose window, for the layer's thresholds only, can be declared larger.
+class BenchSession(Session):
+    """A ``Session`` whose window, for the layer's thresholds only, can be declared.
 
     At 1M tokens the layer would rightly compact in a 1M window; the benchmark measures its
-    no-compaction path there, as if the window were ``window_floor``. The simulator keeps
-    the model's real window.
+    no-compaction path there, as if the window were ``window_floor``. The band's turns
+    (``band``) declare the window outright (``declared``), to put a history at the band's
+    lower edge. The simulator keeps the model's real window.
     """
 
     window_floor: int = 0
+    declared: int = 0
 
     @property
     def window(self) -> int:
-        return max(self.window_floor, models.get(self.model).context_window)
+        return self.declared or max(self.window_floor, models.get(self.model).context_window)
 
 
 @dataclass
@@ -89,15 +92,16 @@ def overhead_tokens() -> int:
     return with_all - bare
 
 
-def tokenize_seconds(messages: list[dict[str, Any]], repeats: int) -> float:
-    """Median time of one uncached tokenization of every block's text."""
+def tokenize_seconds(messages: list[dict[str, Any]], repeats: int,
+                     clock: Callable[[], float] = time.perf_counter) -> float:
+    """Median time of one uncached tokenization of every block's text (on ``clock``)."""
     text = "\n".join(block_text(b) for m in messages for b in m["content"])
     enc = encoding()
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         enc.encode(text, disallowed_special=())
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return statistics.median(times)
 
 
@@ -107,7 +111,7 @@ def measure(stage: ModuleType, target: int, *, turns: int, overhead: int, seed: 
     history = build(target, overhead=overhead, seed=seed, round_tokens=round_tokens)
     sim = _TimedSimulator()
     with tempfile.TemporaryDirectory(prefix="ctxlab-bench-") as tmp:
-        session = _BenchSession(make_client(sim), MODEL, list(SYSTEM), definitions(), Path(tmp),
+        session = BenchSession(make_client(sim), MODEL, list(SYSTEM), definitions(), Path(tmp),
                                 now=lambda: sim.clock.now, window_floor=2 * target)
         session.tool_names.update(history.tool_names)
         layer = stage.make_layer(keep_results=KEEP_EVERY_RESULT)

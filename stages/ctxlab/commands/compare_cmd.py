@@ -11,7 +11,7 @@ from rich.console import Console
 from .. import use
 from ..peers import INSTALL
 from ..report.compare import bill_markdown, built_stages, compare, peer_rows, versus_oracle
-from ..rows import LARGE_WINDOW_MODEL
+from ..rows import LARGE_WINDOW_MODEL, ORACLE
 from ..scenarios import ScenarioError, load
 from ..telemetry import RunSummary
 from ..view import summary_view
@@ -84,6 +84,10 @@ def run(args: argparse.Namespace) -> int:
     if ratio is not None:
         console.print(f"stage 5 / oracle: {ratio:.2f}× the oracle's tokens (the oracle reads "
                       "the plan: a bound, not a method)", highlight=False)
+    elif any(row["stage"] == ORACLE for row in rows) and any(row["stage"] == 5 for row in rows):
+        console.print("no ratio to the oracle: with context rot on, a row finished with fewer "
+                      "tokens than it, so here it is no bound (`--rot off` gives one)",
+                      highlight=False)
     return 0
 
 

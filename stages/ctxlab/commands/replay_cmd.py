@@ -4,7 +4,9 @@ or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``-
 ``ctxlab replay FILE`` shows what the layer would have done, and when; a folder replays every
 ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. The
 lines of every file given are grouped by session (``replay.group``): a session's main thread
-and its sidechains are replayed as one tree, each recorded usage billed once. A file that
+and its sidechains are replayed as one tree, each recorded usage billed once. Sessions are
+independent, so ``--jobs N`` replays them in N processes; the reports come out in the same
+order, the same to the byte. A file that
 cannot be replayed is reported in one line and the others go on; the exit status is 2 only
 when nothing could be replayed.
 """
@@ -12,7 +14,11 @@ when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -20,7 +26,7 @@ from rich.text import Text
 
 from .. import models, use
 from ..replay.discover import DiscoveryError, display_name, find_logs
-from ..replay.group import group
+from ..replay.group import Member, Tree, group
 from ..replay.lines import MAX_BYTES
 from ..replay.tree import TreeReport, replay_tree
 from ..replay.treeview import overview
@@ -73,6 +79,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_layer_options(parser, what="replay through")
     parser.add_argument("--max-bytes", type=positive_int, default=MAX_BYTES, metavar="N",
                         help="skip logs bigger than N bytes (default 256 MB)")
+    parser.add_argument("--jobs", type=positive_int, default=1, metavar="N",
+                        help="replay the sessions in N processes (default 1)")
     parser.add_argument("--json", action="store_true", help="print the reports as JSON")
     parser.set_defaults(run=run)
 
@@ -117,22 +125,53 @@ def run(args: argparse.Namespace) -> int:
     for path, why in unread:
         skipped(path, why)
     reports: list[TreeReport] = []
-    for tree in progress(trees, "replaying", console=errors):
-        try:
-            done, bad = replay_tree(tree, stage, name, whole_file=args.whole_file,
-                                    model=args.model, window=args.window, options=options,
-                                    layer=args.layer)
-        except NotImplementedError as error:
-            raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
-                            "grade` shows what is left)") from None
-        reports += done
-        for member, why in bad:
-            skipped(member.paths[0], why)
+    replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
+              "options": options, "layer": args.layer}
+    try:
+        for done, bad in progress(_replays(trees, stage, args.paths, replay, args.jobs),
+                                  "replaying", total=len(trees), console=errors):
+            reports += done
+            for member, why in bad:
+                skipped(member.paths[0], why)
+    except NotImplementedError as error:
+        raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
+                        "grade` shows what is left)") from None
     if args.json:
         print_json({"replays": [r.to_dict() for r in reports], "failed": failed})
     elif reports:
         Console().print(_view(reports))
     return 0 if reports else 2
+
+
+Replayed = tuple[list[TreeReport], list[tuple[Member, str]]]
+
+
+def _replays(trees: list[Tree], stage: int | None, roots: list[Path], replay: dict[str, Any],
+             jobs: int) -> Iterator[Replayed]:
+    """Each tree replayed, in order: here, or in ``jobs`` processes (forked, so they share
+    this one's choice of implementation), the largest trees handed out first so that a long
+    session does not start last and keep one process busy alone."""
+    one = partial(_replay, stage=stage, roots=roots, replay=replay)
+    if jobs == 1 or len(trees) < 2:
+        yield from map(one, trees)
+        return
+    with ProcessPoolExecutor(min(jobs, len(trees))) as pool:
+        largest = sorted(range(len(trees)), key=lambda i: -_bytes(trees[i]))
+        futures = {i: pool.submit(one, trees[i]) for i in largest}
+        for i in range(len(trees)):
+            yield futures[i].result()
+
+
+def _bytes(tree: Tree) -> int:
+    """The size on disk of a tree's files: how long its replay takes, roughly."""
+    return sum(path.stat().st_size for member in tree.members for path in member.paths
+               if path.exists())
+
+
+def _replay(tree: Tree, *, stage: int | None, roots: list[Path],
+            replay: dict[str, Any]) -> Replayed:
+    """One tree's replays (``replay_tree``), its files named from ``roots``."""
+    return replay_tree(tree, stage, partial(display_name, roots=roots), **replay)
 
 
 def _view(reports: list[TreeReport]) -> RenderableType:

@@ -166,6 +166,11 @@ def run(args: argparse.Namespace) -> int:
     if summary.error:
         console.print(explain_error(summary.error["type"], summary.error["message"]))
     console.print(summary_view(console, summary))
+    if summary.size_error is not None:  # a layer that sizes its requests (§9.5)
+        console.print(f"count_tokens: {summary.count_calls} calls in {summary.turns} requests "
+                      f"({summary.count_calls / max(summary.turns, 1):.2f} per request); the "
+                      f"layer's own size within {summary.size_error:.1%} of the input "
+                      "reported", highlight=False)
     if summary.subagents:  # §11
         console.print("the totals include the sub-agents:", highlight=False)
     for child in summary.subagents:

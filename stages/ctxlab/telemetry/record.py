@@ -94,6 +94,20 @@ class TurnRecord:
     changed: list[dict[str, Any]] = field(default_factory=list)
     """Files the model saw change on this call: ``{"file", "fact"}`` each (an older read held
     the fact, the newest read does not: it works from the newest, §10.2)."""
+    count_calls: int = 0
+    """``count_tokens`` calls the context layer made before this request (§9.5)."""
+    layer_size: int | None = None
+    """The request's size as the context layer knew it before sending (the last usage plus
+    its estimate of what changed, or the API's count), when the layer says (stage 5)."""
+    layer_size_band: int | None = None
+    """How far the layer said ``layer_size`` may be off (0: counted by the API)."""
+
+    @property
+    def size_error(self) -> int | None:
+        """The layer's size minus the input tokens the API reported for the request."""
+        if self.layer_size is None or self.error is not None or not self.reported_input_tokens:
+            return None
+        return self.layer_size - self.reported_input_tokens
 
     @property
     def total_tokens(self) -> int:

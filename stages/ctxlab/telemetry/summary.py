@@ -99,6 +99,11 @@ class RunSummary:
     "occupancy", "tokens", "kind"}`` (DESIGN §4, retrieval)."""
     changed: list[dict[str, Any]] = field(default_factory=list)
     """Every file the model saw change since an older read: ``{"turn", "file", "fact"}``."""
+    count_calls: int = 0
+    """``count_tokens`` calls of the context layer over the run (§9.5)."""
+    size_error: float | None = None
+    """The largest error of the layer's own size of a request against the input tokens the
+    API reported, as a share of them (None when the layer reports no size)."""
     subagents: list[dict[str, Any]] = field(default_factory=list)
     """Each child's own figures when the run delegated (§11): its tokens and dollars are
     already in this run's ``tokens_per_task`` and ``cost_usd``."""
@@ -140,6 +145,9 @@ class RunSummary:
             summary_calls=sum(r.kind == "summary" for r in records),
             misses=[{"turn": r.turn, **miss} for r in records for miss in r.misses],
             changed=[{"turn": r.turn, **c} for r in records for c in r.changed],
+            count_calls=sum(r.count_calls for r in records),
+            size_error=max((abs(r.size_error) / r.reported_input_tokens for r in records
+                            if r.size_error is not None), default=None),
         )
 
     def to_dict(self) -> dict[str, Any]:
