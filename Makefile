@@ -22,11 +22,12 @@ demo: $(STAMP)
 	@test -f solutions/handout.toml || $(BIN)/ctxlab compare --scenario long-task
 
 # One pytest-xdist worker per core, a module's tests on one worker (tests/conftest.py). The lab
-# bench's own robustness checks grade nothing a learner writes: they are `make reliability`.
+# bench's own robustness checks grade nothing a learner writes: they are `make reliability`, as
+# are the ladder's cells judged over eight seeds each (the `seeded` mark, ctxlab.ladder.paired).
 test: $(STAMP)
 	@$(BIN)/ruff check --quiet .
 	@$(BIN)/python -m pytest -q -n auto --dist loadgroup --ignore=tests/reliability \
-		-m "not reliability"
+		-m "not reliability and not seeded"
 
 # Outside `make test` (CI runs both, .ci/run): what carries the `reliability` mark — faults,
 # crash and resume, the sandbox, generated histories, the real session logs (tests/reliability,
@@ -38,7 +39,7 @@ test: $(STAMP)
 HYPOTHESIS ?= default
 reliability: $(STAMP)
 	@CTXLAB_HYPOTHESIS=$(HYPOTHESIS) CTXLAB_SLOW=1 $(BIN)/python -m pytest -q -n auto --dist loadgroup \
-		-m reliability
+		-m "reliability or seeded"
 
 peers: $(STAMP)  # LangChain's layers and the API's own beside stage 5 (README, in numbers)
 	@$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[test,peers]'

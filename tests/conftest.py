@@ -30,6 +30,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "reliability: a heavy check of the lab bench that grades "
                             "nothing a learner writes; `make reliability` runs it, `make test` "
                             "does not (tests/reliability/ is marked whole)")
+    config.addinivalue_line("markers", "seeded: a ladder cell judged over seeds "
+                            "(ctxlab.ladder.paired); `make reliability` runs it, `make test` "
+                            "does not")
     if hasattr(config, "workerinput") or os.environ.get(runcache.ENV):
         return
     folder = tempfile.mkdtemp(prefix="ctxlab-runs-")

@@ -43,8 +43,10 @@ def test_argument_order_does_not_matter() -> None:
 
 def test_truncation_makes_the_agent_repeat_itself_on_the_long_task() -> None:
     result = run(2, "long-task", model="claude-haiku-4-5")
-    assert result.summary.error is None  # the API took every request; near a full window the
-    # model may still miss a fact in view and fail the check (§4): the repeats are the lesson
+    # Near a full window the model may miss a fact in view and fail the check (§4), and on
+    # this seed the API rejects stage 2's last request: it cut by its chars/4 estimate, which
+    # runs under the API's count (rung overflow's evidence, §9.5). The repeats are the lesson.
+    assert result.summary.turns > 10
     calls = []
     for ask, answer in zip(result.messages[1::2], result.messages[2::2], strict=False):
         outputs = {b["tool_use_id"]: b["content"] for b in answer["content"]

@@ -15,11 +15,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from .. import use
-from ..ladder import BROKEN, HOLDS, LADDER, NA, PITFALL, VARIANTS, markdown, report
+from ..ladder import BROKEN, HOLDS, LADDER, NA, NOT_SHOWN, PITFALL, VARIANTS, markdown, report
 from ..workbook.layout import STAGES
 from .common import UserError, add_layer_options, add_rot_option, build_custom, print_json
 
-STYLE = {PITFALL: "cyan", HOLDS: "green", NA: "dim", BROKEN: "bold red"}
+STYLE = {PITFALL: "cyan", HOLDS: "green", NA: "dim", BROKEN: "bold red", NOT_SHOWN: "yellow"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Judge each of the guide's stage pitfalls on each stage and stage "
                     "variant: pitfall (the mechanism was observed), holds (its trigger "
                     "occurred and the weakness did not follow), n/a (the stage lacks the "
-                    "mechanism) or broken (it could not be judged).",
+                    "mechanism), broken (it could not be judged) or not shown (a rung judged "
+                    "over seeds whose paired test showed no difference).",
         epilog=f"Variant cells and their --set options: {variants}.")
     add_layer_options(parser, what="judge")
     parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],

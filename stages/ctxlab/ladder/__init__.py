@@ -8,9 +8,10 @@ run through ``--set`` options (``"3:no-read-exemption"``, see ``VARIANTS``); run
 between rungs (``ladder.runs``).
 """
 
-from .core import BROKEN, HOLDS, NA, PITFALL, STATUSES, VARIANTS, Cell, Rung, Verdict
+from .core import BROKEN, HOLDS, NA, NOT_SHOWN, PITFALL, STATUSES, VARIANTS, Cell, Rung, Verdict
 from .markdown import markdown
-from .table import LADDER, judge, report, rung
+from .table import LADDER, Unexpected, judge, pinned, report, rung
 
-__all__ = ["BROKEN", "HOLDS", "LADDER", "NA", "PITFALL", "STATUSES", "VARIANTS", "Cell",
-           "Rung", "Verdict", "judge", "markdown", "report", "rung"]
+__all__ = ["BROKEN", "HOLDS", "LADDER", "NA", "NOT_SHOWN", "PITFALL", "STATUSES", "VARIANTS",
+           "Cell", "Rung", "Unexpected", "Verdict", "judge", "markdown", "pinned", "report",
+           "rung"]

@@ -15,7 +15,7 @@ from ..sim import Simulator, make_client
 from ..telemetry.summary import duplicate_call_rate, longest_unchanged_run
 from ..tokens import count_messages, count_text
 from ..workbook.layout import repo_root
-from . import runs
+from . import paired, runs
 from .core import Cell, Verdict, broken, holds, pitfall
 from .evidence import PTL, agent, error_text, events, pct, rejected, rejected_size, turns
 
@@ -85,22 +85,43 @@ def estimate_bias(cell: Cell) -> Verdict:
     return holds(f"{text}: all within ±{ESTIMATE_LIMIT:.0%}")
 
 
+def _long(cell: Cell, seed: int) -> RunResult:
+    return runs.get(cell, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS, seed=seed).result
+
+
+def _rejections(cell: Cell, seed: int) -> float:
+    return sum(bool(r.error and PTL in r.error["message"]) for r in _long(cell, seed).records)
+
+
+def _outgrew(cell: Cell, seed: int) -> str | None:
+    """The mechanism: the whole history outgrew the window with nothing removed."""
+    result = _long(cell, seed)
+    failed = rejected(result, PTL)
+    if failed is None or any(e["layer"] != "offload" for _, e in events(result)):
+        return None
+    return (f"{count_messages(result.original):,} tokens entered the context and nothing was "
+            f"removed: turn {failed.turn} rejected, {rejected_size(failed)}")
+
+
 def overflow(cell: Cell) -> Verdict:
-    result = runs.get(cell, "long-task", model=WINDOW_200K, max_turns=LONG_TURNS).result
     window = model_spec(WINDOW_200K).context_window
-    entered = count_messages(result.original)
+    entered = count_messages(_long(cell, 0).original)
     if entered <= window:
         return broken(f"only {entered:,} tokens entered the context: no overflow possible")
-    failed = rejected(result, PTL)
-    removed = events(result)
-    if failed is not None:
-        if removed and any(e["layer"] != "offload" for _, e in removed):
-            return broken(f"rejected at turn {failed.turn} although history was removed")
-        return pitfall(f"{entered:,} tokens entered the context and nothing was removed: "
-                       f"turn {failed.turn} rejected, {rejected_size(failed)}")
-    peak = max(r.reported_input_tokens for r in agent(result))
-    return holds(f"{entered:,} tokens entered the context ({pct(entered / window)} of the "
-                 f"window); the largest request was {peak:,} ({pct(peak / window)})")
+    weak_side, partner = paired.sides(cell, 2)
+    verdict = paired.judge(cell, partner, weak_side=weak_side,
+                           name="requests rejected as too long (long task)",
+                           quantity=_rejections, mechanism=_outgrew)
+    if weak_side:
+        return verdict
+    removed = [(s, f) for s in paired.SEEDS if (f := rejected(_long(cell, s), PTL)) is not None]
+    peaks = [max(r.reported_input_tokens for r in agent(_long(cell, s))) / window
+             for s in paired.SEEDS]
+    return Verdict(verdict.status, f"{verdict.evidence}; the largest accepted request "
+                   f"{pct(min(peaks))}–{pct(max(peaks))} of the window" + "".join(
+                       f"; seed {s}: turn {f.turn} rejected, {rejected_size(f)}, although "
+                       "history was removed (the cut trusts an estimate below the API's "
+                       "count: rung estimate-bias)" for s, f in removed))
 
 
 def orphan_tool_result(cell: Cell) -> Verdict:
@@ -194,27 +215,48 @@ def read_exemption_loop(cell: Cell) -> Verdict:
                  f"in {result.summary.turns} turns")
 
 
-def parallel_explosion(cell: Cell) -> Verdict:
-    result = runs.get(cell, "parallel-flood", model=WINDOW_200K).result
-    window = model_spec(WINDOW_200K).context_window
+def _largest(result: RunResult) -> int:
+    """The largest request the run sent, a rejected one by the size the API reported."""
+    sizes = [r.reported_input_tokens for r in agent(result)]
+    for record in result.records:
+        found = record.error and re.search(r"(\d+) tokens > \d+ maximum", record.error["message"])
+        if found:
+            sizes.append(int(found.group(1)))
+    return max(sizes, default=0)
+
+
+def _flood(cell: Cell, seed: int) -> RunResult:
+    return runs.get(cell, "parallel-flood", model=WINDOW_200K, seed=seed).result
+
+
+def _flood_share(cell: Cell, seed: int) -> float:
+    return _largest(_flood(cell, seed)) / model_spec(WINDOW_200K).context_window
+
+
+def _exploded(cell: Cell, seed: int) -> str | None:
+    result = _flood(cell, seed)
+    failed = rejected(result, PTL)
     burst = max((m for m in result.original if m["role"] == "user"
                  and isinstance(m["content"], list)),
                 key=lambda m: sum(b.get("type") == "tool_result" for b in m["content"]))
     results = [b for b in burst["content"] if b.get("type") == "tool_result"]
+    if failed is None or len(results) < 2:
+        return None
     chars = sum(len(str(b.get("content", ""))) for b in results)
-    if len(results) < 2:
-        return broken("no message of parallel tool results")
-    failed = rejected(result, PTL)
-    if failed is not None:
-        before = [r.reported_input_tokens for r in agent(result) if r.turn < failed.turn]
-        return pitfall(f"one message of {len(results)} parallel results ({chars:,} "
-                       f"characters, each under the per-result budget) took the request "
-                       f"from {max(before, default=0):,} tokens to {rejected_size(failed)}")
-    offloads = len(events(result, "offload"))
-    peak = max(r.reported_input_tokens for r in agent(result))
-    return holds(f"one message of {len(results)} parallel results ({chars:,} characters): "
-                 f"{offloads} offloaded, largest request {peak:,} tokens "
-                 f"({pct(peak / window)} of the window)")
+    before = [r.reported_input_tokens for r in agent(result) if r.turn < failed.turn]
+    budget = (", each under the per-result budget, none over the message's"
+              if cell.stage >= 3 else "")  # stages 1 and 2 have no budget at all
+    return (f"one message of {len(results)} parallel results ({chars:,} characters{budget}) "
+            f"took the request from {max(before, default=0):,} tokens to "
+            f"{rejected_size(failed)}")
+
+
+def parallel_explosion(cell: Cell) -> Verdict:
+    weak_side, partner = paired.sides(cell, 3)
+    return paired.judge(cell, partner, weak_side=weak_side,
+                        name="the largest request (a rejected one by its reported size) as a "
+                             "share of the 200K window", quantity=_flood_share,
+                        mechanism=_exploded, fmt=pct)
 
 
 HISTORY_TURNS = 45  # enough for the small turns to pass a 32K window several times over

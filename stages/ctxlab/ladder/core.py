@@ -7,7 +7,9 @@ A *cell* is a stage, or a stage with a naive variant switched on through the sam
 - ``pitfall``: the mechanism was observed (not only its outcome);
 - ``holds``: the mechanism's trigger occurred at least once and the weakness did not follow;
 - ``n/a``: the stage's code lacks the mechanism (the verdict says why);
-- ``broken``: the run could not be judged, or the trigger never occurred.
+- ``broken``: the run could not be judged, or the trigger never occurred;
+- ``not shown``: a rung judged over seeds (``ladder.paired``) whose paired test did not show
+  the difference, with its figures.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 PITFALL, HOLDS, NA, BROKEN = "pitfall", "holds", "n/a", "broken"
-STATUSES = (PITFALL, HOLDS, NA, BROKEN)
+NOT_SHOWN = "not shown"
+STATUSES = (PITFALL, HOLDS, NA, BROKEN, NOT_SHOWN)
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "2:naive": {"naive": True},
@@ -89,6 +92,10 @@ def holds(evidence: str) -> Verdict:
 
 def broken(evidence: str) -> Verdict:
     return Verdict(BROKEN, evidence)
+
+
+def not_shown(evidence: str) -> Verdict:
+    return Verdict(NOT_SHOWN, evidence)
 
 
 @dataclass(frozen=True)

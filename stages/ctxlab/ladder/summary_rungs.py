@@ -19,7 +19,7 @@ from ..telemetry import error_info
 from ..tokens import count_messages
 from ..tools import definitions
 from ..workbook.router import FINDER
-from . import runs
+from . import paired, runs
 from .core import NA, Cell, Verdict, broken, holds, pitfall
 from .evidence import PTL, agent, events, pct, rejected
 
@@ -56,25 +56,40 @@ def summary_loses_constraint(cell: Cell) -> Verdict:
                  "the rule was in every request after them and config.py was left alone")
 
 
-def cache_collapse(cell: Cell) -> Verdict:
-    result = constraint_run(cell).result
-    calls = agent(result)
-    after = [r for r in calls if any(e["layer"] == "summary" for e in r.compactions)]
-    if not after:
-        return broken("no summary was made: nothing rewrote the prefix")
-    between = [r for r in calls if r not in after and r.turn > 1]
-    warm = sum(r.cache_read_tokens for r in between) / max(
-        sum(r.reported_input_tokens for r in between), 1)
+def _after(cell: Cell, seed: int) -> tuple[list[Any], list[Any]]:
+    """(the requests right after a compaction that rewrote history, the other requests after
+    the first) of the 32K constraint task at ``seed``."""
+    calls = agent(runs.get(cell, "constraint", model=SMALL, setup=WATCH, seed=seed).result)
+    after = [r for r in calls if any(e["layer"] != "offload" for e in r.compactions)]
+    return after, [r for r in calls if r not in after and r.turn > 1]
+
+
+def _uncached(cell: Cell, seed: int) -> float:
+    """The share of the input not read from the cache on the requests after a compaction."""
+    after = _after(cell, seed)[0]
+    return 1 - sum(r.cache_read_tokens for r in after) / max(
+        sum(r.reported_input_tokens for r in after), 1)
+
+
+def _collapsed(cell: Cell, seed: int) -> str | None:
+    after, between = _after(cell, seed)
     cold = [r for r in after if r.cache_read_tokens == 0
             and r.cache_write_tokens >= 0.9 * r.reported_input_tokens]
-    if warm > 0 and len(cold) == len(after):
-        return pitfall(f"cache read 0 % on the request after each of {len(after)} summaries "
-                       f"(each wrote its whole prefix again), {pct(warm)} between them")
-    if warm == 0:
-        return broken("the cache was never warm: no breakpoint to keep")
-    kept = min(r.cache_read_tokens for r in after)
-    return holds(f"after each of {len(after)} summaries the next request still read at least "
-                 f"{kept:,} cached tokens (the static zone); {pct(warm)} between them")
+    if not cold:
+        return None
+    warm = sum(r.cache_read_tokens for r in between) / max(
+        sum(r.reported_input_tokens for r in between), 1)
+    return (f"{len(cold)} of the {len(after)} requests after a compaction read 0 cached "
+            f"tokens and wrote their whole prefix again (turn {cold[0].turn} first); "
+            f"{pct(warm)} read between them")
+
+
+def cache_collapse(cell: Cell) -> Verdict:
+    weak_side, partner = paired.sides(cell, 5)
+    return paired.judge(cell, partner, weak_side=weak_side,
+                        name="input not read from the cache on the requests right after a "
+                             "compaction (32K constraint task)",
+                        quantity=_uncached, mechanism=_collapsed, fmt=pct)
 
 
 def one_big_hammer(cell: Cell) -> Verdict:

@@ -1,8 +1,11 @@
 """The ladder: one table of the guide's stage pitfalls, rung × cell (DESIGN §2, guide §14).
 
 Each rung names the section it comes from, the stage that fixes it, and the status each cell
-shows on the reference; the tests check those statuses and ``ctxlab ladder`` prints what the
-cells show on the implementation in use, with the figure behind each verdict.
+shows on the reference, pinned: a verdict that changes fails the tests (``pinned``) until the
+table is edited on purpose. ``ctxlab ladder`` prints what the cells show on the implementation
+in use, with the figure behind each verdict. The rungs whose quantity is a seeded draw
+(context rot, the cache after a compaction, the hand-off, the parallel burst) are judged over
+``paired.SEEDS`` by a paired sign test (``ladder.paired``); ``U`` marks "not shown".
 """
 
 from __future__ import annotations
@@ -15,9 +18,9 @@ from . import rot_rungs as r
 from . import subagent_rungs as a
 from . import summary_rungs as s
 from . import system_rungs as d
-from .core import BROKEN, HOLDS, NA, PITFALL, Cell, Rung, Verdict
+from .core import BROKEN, HOLDS, NA, NOT_SHOWN, PITFALL, Cell, Rung, Verdict
 
-P, H, N = PITFALL, HOLDS, NA
+P, H, N, U = PITFALL, HOLDS, NA, NOT_SHOWN
 NO_CUT = "stage 1 keeps everything: no cut, no removal, nothing re-fetched"
 NO_OFFLOAD = "no offload before stage 3"
 NO_SUMMARY = "no summary before stage 4"
@@ -44,8 +47,8 @@ LADDER: tuple[Rung, ...] = (
          {"1": P, "2": P, "3:no-per-message-budget": P, "3": H, "4": H, "5": H},
          c.parallel_explosion),
     Rung("context-rot", "§4", 5, "past the band the model stops finding what is in view: it "
-         "fetches facts it holds again", {"1": N, "2": P, "3": P, "4": P, "5:no-band": P,
-                                            "5": H}, r.context_rot,
+         "fetches facts it holds again", {"1": N, "2": P, "3": U, "4": U, "5:no-band": U,
+                                            "5": U}, r.context_rot,
          lacks={1: "stage 1 has no layer: the long task's window overflows (rung overflow) "
                    "before a fact is sought past the band"}),
     Rung("history-fills-window", "§14 stage 3", 4, "many small turns fill the window: "
@@ -81,11 +84,17 @@ LADDER: tuple[Rung, ...] = (
          "acceptance", {"1": N, "2": N, "3": N, "4": N, "5:microcompact-keeps-all": P, "5": H},
          d.dead_layer,
          lacks=dict.fromkeys((1, 2, 3, 4), "acceptance checks the stage-5 pipeline's layers")),
-    Rung("handoff-loss", "§11.4", 5, "a sub-agent's free-prose report leaves out a fact it "
-         "saw: the lead agent fetches it again itself", {"5:free-handoff": P, "5": H},
-         a.handoff_loss),
+    Rung("handoff-loss", "§11.4", 1, "a sub-agent's free-prose report leaves out a fact it "
+         "saw: the lead agent fetches it again itself (the harness asks every stage's "
+         "children for the structured report)",
+         {"1": H, "2": H, "3": H, "4": H, "5:free-handoff": P, "5": H}, a.handoff_loss),
 )
 
+
+SEEDED = frozenset({"overflow", "parallel-explosion", "context-rot",
+                    "cache-collapse-at-compaction", "handoff-loss"})
+"""Rungs judged over ``paired.SEEDS`` (one run per seed and cell): their cells' tests carry the
+``seeded`` mark, which ``make reliability`` runs and ``make test`` leaves out for its budget."""
 
 STAGE_ONLY = {"estimate-bias": "judged on a stage's own estimate_tokens",
               "summary-ptl": "drives stage 4's summarizer directly",
@@ -101,6 +110,20 @@ def rung(rung_id: str) -> Rung:
         if candidate.id == rung_id:
             return candidate
     raise KeyError(f"no rung {rung_id!r}; rungs: {', '.join(r.id for r in LADDER)}")
+
+
+class Unexpected(AssertionError):
+    """A cell's verdict is not the one the table pins."""
+
+
+def pinned(one: Rung, key: str) -> Verdict:
+    """The cell's verdict, which must be the status the table pins (else ``Unexpected``);
+    an exception while judging (a stub's ``NotImplementedError``) propagates."""
+    verdict = one.verdict(key)
+    if verdict.status != one.cells[key]:
+        raise Unexpected(f"{one.id}[{key}]: the table pins {one.cells[key]!r}, the run shows "
+                         f"{verdict.status!r}: {verdict.evidence}")
+    return verdict
 
 
 def judge(one: Rung, key: str, cell: Cell | None = None) -> Verdict:
