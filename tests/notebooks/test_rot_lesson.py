@@ -51,7 +51,8 @@ def _tables(printed: str) -> tuple[int, list[needle.Cell]]:
     table = recall.table(WINDOW_200K)
     for kind in recall.KINDS:
         cited = dict(table.curve(kind).points)
-        head = rf"^{kind}\s+" + r"\s+".join(f"{p:.2f}" for p in needle.POSITIONS) + r"\s+mean table$"
+        positions = r"\s+".join(f"{p:.2f}" for p in needle.POSITIONS)
+        head = rf"^{kind}\s+{positions}\s+mean table$"
         assert re.search(head, printed, re.M), f"no {kind} table"
         for tokens in sorted({c.tokens for c in cells if c.kind == kind}):
             row = sorted((c for c in cells if c.kind == kind and c.tokens == tokens),
@@ -120,20 +121,24 @@ def _answers(printed: str, shape: dict[tuple[str, int], dict[str, float]],
     answers = {int(m[1]): " ".join(m[2].split())  # as one line, however it was wrapped
                for m in re.finditer(r"^([1-5])\. (.*(?:\n   .*)*)$", printed, re.M)}
     assert sorted(answers) == [1, 2, 3, 4, 5]
-    lengths = sorted({t for _, t in shape})
-    short, long = lengths[0], lengths[-1]
+    table = recall.table(WINDOW_200K)
+    inside = {kind: sorted(t for k, t in shape if k == kind and not table.extrapolated(kind, t))
+              for kind in recall.KINDS}
+    lat, lit = inside["latent"], inside["literal"]
     u = int(re.search(r"\((\d+)K, latent\)", answers[4])[1]) * 1024
+    assert u == min(lat, key=lambda t: shape["latent", t]["mean"])  # where it loses most
     band, loose, cut = (layers[name] for name in LAYERS)
 
     def has(number: int, *figures: str) -> None:
         for figure in figures:
             assert figure in answers[number], f"answer {number} lacks {figure!r}"
 
-    has(1, f"from {_f(shape['latent', short]['mean'])} at {short // 1024}K tokens to "
-           f"{_f(shape['latent', long]['mean'])} at {long // 1024}K",
-        f"from {_f(shape['literal', short]['mean'])} to {_f(shape['literal', long]['mean'])}")
-    has(2, f"found {_f(shape['latent', short]['middle'])} at {short // 1024}K tokens and "
-           f"{_f(shape['latent', long]['middle'])} at {long // 1024}K",
+    has(1, f"from {_f(shape['latent', lat[0]]['mean'])} at {lat[0] // 1024}K tokens to "
+           f"{_f(shape['latent', lat[-1]]['mean'])} at {lat[-1] // 1024}K",
+        f"from {_f(shape['literal', lit[0]]['mean'])} at {lit[0] // 1024}K to "
+        f"{_f(shape['literal', lit[-1]]['mean'])} at {lit[-1] // 1024}K")
+    has(2, f"found {_f(shape['latent', lat[0]]['middle'])} at {lat[0] // 1024}K tokens and "
+           f"{_f(shape['latent', lat[-1]]['middle'])} at {lat[-1] // 1024}K",
         f"missed {loose['past']:.0f} facts, the band's {band['past']:.0f}",
         f"(position {_f(shape['latent', u]['lowest'])})")
     overflow = re.search(r"^stage 1, turn (\d+): (invalid_request_error)\n +prompt is too long",
