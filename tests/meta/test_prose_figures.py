@@ -91,9 +91,6 @@ ALLOWED: list[tuple[str, str]] = [
     (r"about 1\s?× the tokens|约 ?1 ?倍", "§11.5: what skills cost in tokens"),
     (r"80\.9 (?:to|降到) 77\.1|the cost went up", "§3.2: the cited measurement of a dropped "
      "capability"),
-    (r"25, 50, 75 (?:and|和) 95\s?%|25、50、75 ?[和、] ?95 ?%", "the needle experiment's fills "
-     "(ctxlab.needle.OCCUPANCIES), settings checked by tests/notebooks/test_rot_lesson.py"),
-    (r"0\.3\s?[–-]\s?0\.7", "the middle positions the notebook defines (settings)"),
     (r"\(25 %, 40 %, 55 % … at most 85 %\)|25%、40%、55%……上限 85%|(?:if|如果) 25 ?%",
      "§9.1: the PTL retry's drop schedule (exercise 4.2)"),
     (r"(?:at|到) 90 ?%|under 90 % to over 90 %|从不到 90% 升到 90% 以上", "§8.1's naive trigger "
