@@ -97,6 +97,9 @@ ALLOWED: list[tuple[str, str]] = [
      "and §4.1's Chroma accuracy, quoted"),
     (r"at 60 % and summarizes at 70 %|在 60% 遮罩工具输出、70% 做摘要", "§4.6: sid-code's "
      "thresholds"),
+    (r"p < 0\.05", "the ladder's significance level for a paired verdict (ctxlab.ladder.paired)"),
+    (r"15\s?[×倍]|(?:、|, |and )(?:单个 agent 的 )?4\s?[×倍]", "§11.2 and Anthropic's multi-agent "
+     "research: tokens against a chat (15×) and a single agent (4×)"),
     (r"\(default 0\.8\)|（默认 0\.8）|(?:Below|低于) 0\.5", "settings named beside their option "
      "(stage 2's ratio, the anchor-coverage warning)"),
 ]
