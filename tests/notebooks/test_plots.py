@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 from matplotlib.figure import Figure
 
-from ctxlab import models, plots, runner, use
+from ctxlab import models, plots, runner, telemetry, use
 from ctxlab.plots.controls import describe
 from ctxlab.plots.history import round_of
 from ctxlab.tokens import CAVEAT
@@ -96,8 +96,10 @@ def test_context_marks_truncations(truncated: runner.RunResult) -> None:
     notes = [t.get_text() for t in fig.axes[0].texts]
     assert any(n.startswith("truncate -") for n in notes)
     assert not any("of the window" in label for label in labels(fig))
-    series = plots.context_series(truncated)
-    assert series.errors == [] and None not in series.reported
+    series = plots.context_series(truncated)  # a refused request is an error, not a size
+    refused = [(r.turn, r.error["message"]) for r in truncated.records if r.error]
+    assert [(turn, message) for turn, _, message in series.errors] == refused
+    assert [r.error is not None for r in truncated.records] == [v is None for v in series.reported]
 
 
 def test_composition_adds_up_to_the_reported_size(small: runner.RunResult,
@@ -186,10 +188,15 @@ def test_recorded_calls_feed_thrash_report(truncated: runner.RunResult) -> None:
 
     result, calls = plots.run_recorded(2, LONG, model=MODEL)
     assert result.summary == truncated.summary  # recording does not change the run
-    assert len(calls) == sum(len(r.tool_calls) for r in result.records)
+    # The recorder sees a call once its result reaches the model. A refused request ends the
+    # run (stage 2 on this task: its estimate runs under the API's count, §9.5), so the calls
+    # of the last answered turn never reach it; every other call does.
+    answered = [r for r in result.records if r.error is None]
+    reached = answered[:-1] if result.summary.error else answered
+    assert len(calls) == sum(len(r.tool_calls) for r in reached)
     report = s2_truncate.thrash_report(calls)
-    assert report.duplicate_rate == pytest.approx(result.summary.duplicate_call_rate)
-    assert report.longest_run == result.summary.longest_unchanged_run
+    assert report.duplicate_rate == pytest.approx(telemetry.duplicate_call_rate(reached))
+    assert report.longest_run == telemetry.longest_unchanged_run(reached)
 
 
 def test_outline(small: runner.RunResult) -> None:
@@ -203,11 +210,11 @@ def test_outline(small: runner.RunResult) -> None:
     assert "tool_use" in plots.describe_block(small.messages[1]["content"][-1])
 
 
-def test_rerun_panel_reruns_and_redraws() -> None:
+def test_rerun_panel_reruns_and_redraws(truncated: runner.RunResult) -> None:
     panel = plots.RerunPanel(2, LONG, model=MODEL, ratio=0.8)
     assert panel.widget is not None
-    assert panel.result.summary.error is None  # every request fit (the check may still fail:
-    assert len(panel.figures) == 2              # near a full window the model misses facts, §4)
+    assert panel.result.summary == truncated.summary  # the panel's first run is the stage's run
+    assert len(panel.figures) == 2
     first = panel.figures[0]
     panel.slider.value = 0.9  # the estimate never reaches 90 %: the real request overflows
     panel.button.click()
