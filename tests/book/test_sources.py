@@ -34,11 +34,11 @@ def test_links_between_sources_become_links_between_pages() -> None:
             "[the code](../../stages/ctxlab/cli.py), [中文](zh-CN/stage-1.md) and "
             "[the checklist](../checklist.md).")
     out = rewrite_links(text, "docs/interview/stage-1.md", "en", book)
-    assert "[stage 4](stage-4.md#q6)" in out  # same folder of the site
+    assert "[stage 4](/interview/stage-4.md#q6)" in out  # from the site's root
     assert "[the guide](https://example.org)" in out  # the web stays a link
     assert "the code," in out and "cli.py" not in out  # not in the book: words only
     assert "the code, 中文 and" in out  # the twin: the site's switch links it
-    assert "[the checklist](../checklist.md)" in out  # docs/checklist.md is page "checklist"
+    assert "[the checklist](/checklist.md)" in out  # docs/checklist.md is page "checklist"
 
 
 def test_staging_again_with_no_change_writes_nothing(tmp_path: Path) -> None:

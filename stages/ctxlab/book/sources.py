@@ -48,7 +48,6 @@ def rewrite_links(text: str, source: str, lang: str, book: list[Page]) -> str:
     """Markdown links of ``source`` as links between the pages of the ``lang`` site."""
     by_source = {p.sources[lang]: p for p in book}
     other = {p.sources[o]: p for p in book for o in LANGS if o != lang}
-    here = next(p for p in book if p.sources[lang] == source)
 
     def link(match: re.Match[str]) -> str:
         text, target = match["text"], match["target"]
@@ -57,9 +56,8 @@ def rewrite_links(text: str, source: str, lang: str, book: list[Page]) -> str:
         path, _, anchor = target.partition("#")
         resolved = os.path.normpath(os.path.join(os.path.dirname(source), path))
         if resolved in by_source:
-            page = by_source[resolved]
-            rel = os.path.relpath(page.page, os.path.dirname(here.page) or ".")
-            return f"[{text}]({rel}{page.suffix(lang)}{'#' + anchor if anchor else ''})"
+            page = by_source[resolved]  # from the site's root: a notebook's folder is a link
+            return f"[{text}](/{page.page}{page.suffix(lang)}{'#' + anchor if anchor else ''})"
         if resolved in other:
             return text  # the other language: the site's switch links every page to its twin
         return text  # a file the book does not hold: its words stay, the link goes
