@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -56,7 +55,7 @@ def rewrite_links(text: str, source: str, lang: str, book: list[Page]) -> str:
         path, _, anchor = target.partition("#")
         resolved = os.path.normpath(os.path.join(os.path.dirname(source), path))
         if resolved in by_source:
-            page = by_source[resolved]  # from the site's root: a notebook's folder is a link
+            page = by_source[resolved]  # from the site's root
             return f"[{text}](/{page.page}{page.suffix(lang)}{'#' + anchor if anchor else ''})"
         if resolved in other:
             return text  # the other language: the site's switch links every page to its twin
@@ -90,32 +89,14 @@ def stage(folder: Path, lang: str, book: list[Page], toctree: str, root: Path = 
             text = text.rstrip("\n") + "\n\n" + toctree
         target = folder / (page.page + page.suffix(lang))
         wanted.add(target)
-        if page.suffix(lang) == ".ipynb":
-            name = PurePosixPath(page.sources[lang]).parent.name
-            _kernel_folder(target.parent, folder.parent / "kernels" / name)
         if not target.exists() or target.read_text(encoding="utf-8") != text:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
             written += 1
     for stale in [p for p in folder.rglob("*") if p.suffix in (".md", ".ipynb")]:
-        if stale not in wanted and stale.resolve() not in {w.resolve() for w in wanted}:
+        if stale not in wanted:
             stale.unlink()
     return written
-
-
-def _kernel_folder(pages_folder: Path, real: Path) -> None:
-    """Make ``pages_folder`` a link to ``real``, a folder named as the notebook's folder in the
-    repository: a kernel starts in its notebook's folder (its real path), and a notebook
-    speaks the language of that folder's name (``ctxlab.claims.language``), so the Chinese
-    site's notebooks run in a folder called ``zh-CN``, as they do in a checkout."""
-    real.mkdir(parents=True, exist_ok=True)
-    if pages_folder.is_symlink() and pages_folder.resolve() == real.resolve():
-        return
-    if pages_folder.is_symlink() or pages_folder.is_file():
-        pages_folder.unlink()
-    elif pages_folder.exists():
-        shutil.rmtree(pages_folder)
-    pages_folder.symlink_to(os.path.relpath(real, pages_folder.parent), target_is_directory=True)
 
 
 def toctree(lang: str, book: list[Page], headings: dict[str, dict[str, str]]) -> str:
