@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ctxlab import runcache
 from ctxlab.book.sources import FOLDER, LANGS, ROOT, glossary_words, pages, parts, stage, toctree
-from ctxlab.claims import language as claims_language
+from ctxlab.claims.language import ENV as NOTEBOOK_LANGUAGE
 
 OUT = ROOT / "build" / "book"
 REDIRECT = """<!DOCTYPE html>
@@ -39,7 +39,7 @@ def command(lang: str, out: Path = OUT) -> tuple[list[str], dict[str, str]]:
     env = dict(os.environ, CTXLAB_BOOK_LANG=lang, CTXLAB_BOOK_CACHE=str(state / "cache"),
                PYDEVD_DISABLE_FILE_VALIDATION="1", MPLBACKEND="Agg")
     env[runcache.ENV] = str(out / ".state" / "runs")
-    env[claims_language.ENV] = lang  # the notebooks state their claims in the site's language
+    env[NOTEBOOK_LANGUAGE] = lang  # the notebooks state their claims in the site's language
     if lang == "zh":
         env["CTXLAB_BOOK_WORDS"] = str(state / "words.txt")
     argv = [sys.executable, "-m", "sphinx", "-W", "-n", "--keep-going", "-q", "-b", "html",
