@@ -180,8 +180,9 @@ def notes(view: ModelView, scenario: Scenario, finder: Finder, behaviour: Behavi
     said = []
     facts = set(scenario.facts.values())
     for call, text, extra in taken:  # a note on one of several results in one message
-        found = sorted(m for m in finder.find(text)[0] if m in facts)  # names none of the
-        shown = found + [spoken(i) for i in extra  # items of a result left un-noted
+        found = sorted(m for m in finder.find(text)[0]  # names none of the items of a
+                       if m in facts and not items(m) & passed)  # result left un-noted
+        shown = found + [spoken(i) for i in extra
                          if i not in passed and not any(spoken(i) in f for f in found)]
         said.append(f"Noted from {call.get('name')}: "
                     + "; ".join(shown[:len(found) + MAX_ITEMS]))
