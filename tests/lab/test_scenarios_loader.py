@@ -165,7 +165,7 @@ def test_bad_plan_entries_are_rejected(tmp_path: Path, extra: str, message: str)
 def test_invalid_toml_and_unknown_names_are_clear(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match=r"^bad\.toml: invalid TOML"):
         load_text(tmp_path, "name = ")
-    with pytest.raises(ScenarioError, match="unknown scenario 'no-such'; known: bugfix-small"):
+    with pytest.raises(ScenarioError, match="unknown scenario 'no-such'; known: .*bugfix-small"):
         load("no-such")
 
 
