@@ -10,10 +10,12 @@ second); each test points it at its own simulator and log.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import anthropic
+import anthropic._base_client
 import httpx2
 import pytest
 
@@ -57,8 +59,30 @@ def transport(request: pytest.FixtureRequest) -> str:
     return request.param
 
 
+class _RetryClock:
+    """The SDK's ``time`` module, but its retry waits are recorded instead of slept."""
+
+    def __init__(self) -> None:
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
+
+
 @pytest.fixture
-def connect(transport: str, sim: Simulator,
+def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The seconds the SDK chose to wait before each retry, in order: the tests' clock is
+    simulated, so the SDK's ``time.sleep`` between attempts records instead of waiting."""
+    clock = _RetryClock()
+    monkeypatch.setattr(anthropic._base_client, "time", clock)
+    return clock.slept
+
+
+@pytest.fixture
+def connect(transport: str, sim: Simulator, slept: list[float],
             request: pytest.FixtureRequest) -> Iterator[Callable[..., anthropic.Anthropic]]:
     """``connect(**options)``: a genuine SDK client for this test's transport and ``sim``."""
     made: list[anthropic.Anthropic] = []
