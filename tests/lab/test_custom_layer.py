@@ -86,10 +86,11 @@ def test_peers_without_the_extra_show_the_rest_and_say_how_to_install(monkeypatc
 
 
 def test_the_ladder_judges_your_layer_as_a_cell(spec: str, capsys) -> None:
-    assert main(["ladder", "--layer", spec, "--rung", "overflow", "--stage", "1",
+    """A rung judged on one run (those judged over eight seeds take sixteen runs or more)."""
+    assert main(["ladder", "--layer", spec, "--rung", "history-fills-window", "--stage", "3",
                  "--json"]) == 0
     cells = json.loads(capsys.readouterr().out)["rungs"][0]["stages"]
-    assert set(cells) == {"1", "layer"}
-    assert cells["layer"]["status"] == "pitfall"  # it keeps everything: prompt is too long
-    assert "window" in cells["layer"]["evidence"]
+    assert set(cells) == {"3", "layer"}
+    assert cells["layer"]["status"] == "pitfall"  # it keeps everything: the history overflows
+    assert "rejected" in cells["layer"]["evidence"] and "window" in cells["layer"]["evidence"]
 
