@@ -270,10 +270,14 @@ def room(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     (subs / "link-to-3-GB" / "stages" / "s1_loop" / "data.bin").symlink_to(big)
     sources = {p.name: _digest(p) for p in subs.iterdir() if p.is_dir()}
     checkout = _digest(repo_root() / "tests")
-    # the grader in a process of its own, so that its peak memory is its own
-    grader = ("import atexit, resource, sys\n"
-              "atexit.register(lambda: sys.stderr.write('peak-rss-kb %d\\n' % "
-              "resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))\n"
+    # the grader in a process of its own; its peak is its memory's high-water mark (VmHWM),
+    # not ru_maxrss, which Linux carries over from the parent's memory through vfork and exec
+    grader = ("import atexit, sys\n"
+              "def _peak():\n"
+              "    with open('/proc/self/status') as status:\n"
+              "        kb = next(line.split()[1] for line in status if line[:6] == 'VmHWM:')\n"
+              "    sys.stderr.write(f'peak-rss-kb {kb}\\n')\n"
+              "atexit.register(_peak)\n"
               "from ctxlab.cli import main\nsys.exit(main(sys.argv[1:]))\n")
     done = subprocess.run(
         [sys.executable, "-c", grader, "room", str(subs), "--stages", "1", "-k", SELECT,
