@@ -104,7 +104,12 @@ class Calibration:
         by, plus ``SLACK``."""
         if self.reported is None:
             return SLACK + round(ESTIMATE_ERROR * self.size(estimate, fixed))
-        change = estimate - self.reported[1]
+        return self.change_error(estimate - self.reported[1])
+
+    def change_error(self, change: float) -> int:
+        """How far the calibrated size of a ``change`` to the messages (``rate(change)`` times
+        it) may be off: the error band of what was added since the last usage, or of what a
+        layer reports freed."""
         share = GROWTH_ERROR if self.growth is not None else ESTIMATE_ERROR
         return SLACK + round(share * self.rate(change) * abs(change))
 

@@ -65,9 +65,10 @@ def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
         fired = len(session.events)
         kept = layer.prepare(given, session)
         freed = sum(e["tokens_freed"] for e in session.events[fired:])
-        if freed:
-            drop = session.count(given) - session.count(kept)  # freed is the calibrated
-            assert freed == pytest.approx(drop, rel=GROWTH_ERROR)  # estimate: its stated error
+        if freed:  # the calibrated estimate, within the band it states (0: counted)
+            band = sum(e.get("freed_error", 0) for e in session.events[fired:])
+            drop = session.count(given) - session.count(kept)
+            assert abs(freed - drop) <= band + 2
             checked += 1
         session.last_usage = Usage(input_tokens=session.count(kept) + UNSEEN, output_tokens=1)
     assert checked, "the history passes the trigger"
