@@ -25,10 +25,12 @@ after a layer is the last reported size, minus the calibrated estimate of what w
 of what came.
 
 Only the part sized from the estimate can be wrong, so the size comes with an error band
-(``error``): ``GROWTH_ERROR`` of that part once the growth is learned, ``ESTIMATE_ERROR`` of it
-before, plus ``SLACK`` tokens of framing. The pipeline asks the API to count only when a
-threshold it acts on lies inside that band (§9.5: Claude Code works the same way, the last
-usage plus an estimate of what was added since, and counts only near a decision).
+(``error``): ``GROWTH_ERROR`` of what was added once the growth is learned, ``ESTIMATE_ERROR``
+of it before and of what a layer removed (a rate not learned on that content), plus ``SLACK``
+tokens of framing. A layer's figure of what it freed carries the same band. The pipeline
+asks the API to count only when a threshold it acts on lies inside that band (§9.5: Claude
+Code works the same way, the last usage plus an estimate of what was added since, and counts
+only near a decision).
 """
 
 from __future__ import annotations
@@ -38,9 +40,6 @@ from typing import Any
 
 from s1_loop import reported_tokens
 
-MIN_GROWTH = 200
-"""Estimated tokens a request must have added for its usage to calibrate the growth: a short
-reply alone is mostly framing and rounding."""
 GROWTH_ERROR = 0.3
 """The largest error of the calibrated growth, as a share of what it sizes: 27.4 % on the
 reference runs, where the newest content is of another kind than the growth was learned on
@@ -50,6 +49,10 @@ ESTIMATE_ERROR = 0.5
 fitted weights are within a few percent on the fixtures; this leaves room for other kinds)."""
 SLACK = 256
 """Tokens of framing and rounding any size from the estimate may be off by."""
+MIN_GROWTH = round(SLACK / GROWTH_ERROR)
+"""Estimated tokens a request must have added for its usage to calibrate the growth: the
+usage also moves by up to ``SLACK`` outside the messages (framing, rounding, what the client
+adds), which on a shorter step alone would put the rate learned past ``GROWTH_ERROR``."""
 
 
 @dataclass
