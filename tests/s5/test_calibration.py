@@ -114,10 +114,12 @@ def test_the_growth_between_untouched_requests_is_calibrated_on_the_usage() -> N
         calibration.learn(Usage(input_tokens=used, output_tokens=1))
     assert calibration.growth == pytest.approx(3.0)
     assert calibration.size(2_500, fixed=700) == 4_500 + 1_500
-    assert calibration.size(1_500, fixed=700) == 4_500 - 1_500  # a layer removed 500, at
-    assert calibration.error(2_500, fixed=700) == SLACK + round(GROWTH_ERROR * 1_500)  # the
-    assert calibration.error(1_500, fixed=700) == SLACK + round(  # mean, at the error of
-        ESTIMATE_ERROR * 1_500)  # content of any kind: the rate was not learned on it
+    assert calibration.size(1_500, fixed=700) == 4_500 - 1_500  # removed 500, at the mean
+    # added: the growth's error, and what the framing of its 1,000-token step may move it
+    assert calibration.error(2_500, fixed=700) == SLACK + round(
+        GROWTH_ERROR * 1_500 + SLACK * 500 / 1_000)
+    # removed: the error of any kind of content (the mean was not learned on it)
+    assert calibration.error(1_500, fixed=700) == SLACK + round(ESTIMATE_ERROR * 1_500)
     assert calibration.error(2_000, fixed=700) == SLACK  # nothing sized from the estimate
     calibration.changed()  # a layer acted: the next request may be smaller
     calibration.sent = (None, 3_000)
