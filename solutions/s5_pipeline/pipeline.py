@@ -342,10 +342,11 @@ class Pipeline(BandClearing):
 
     def _step(self, layer: str, before: Messages, after: Messages, session: Session,
               size: int, trigger: str, edges: tuple[int, ...] = ()) -> tuple[Messages, int]:
-        """Take ``after`` (the user's texts put back, §12.3) and report what it freed, the
-        calibrated estimate of the difference (counted by the API when one of ``edges``, a
-        threshold the next decision uses, lies inside the error band); a layer that changed
-        nothing is not reported."""
+        """Take ``after`` (the user's texts put back, §12.3) and report what it freed: the
+        API's count of the difference when both sizes were counted (one of ``edges``, a
+        threshold the next decision uses, inside the error band), else the calibrated
+        estimate of it, reported with its error band; a layer that changed nothing is not
+        reported."""
         if after == before:
             return before, size
         after = self.user_texts.reinject(after)
@@ -353,10 +354,12 @@ class Pipeline(BandClearing):
         self.calibration.changed()
         was = self.sized
         now = self.measure(after, session, edges)
-        removed = self.estimate(before) - self.estimate(after)
-        freed = size - now if self.sized[1] == 0 and was[1] == 0 else round(
-            self.calibration.rate(-removed) * removed)
-        session.report(layer, freed, trigger)
+        if self.sized[1] == 0 and was[1] == 0:
+            session.report(layer, size - now, trigger)
+        else:
+            removed = self.estimate(before) - self.estimate(after)
+            session.report(layer, round(self.calibration.rate(-removed) * removed), trigger,
+                           freed_error=self.calibration.change_error(-removed))
         return after, now
 
     def blocking(self, messages: Messages, session: Session, size: int,

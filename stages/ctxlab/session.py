@@ -102,10 +102,16 @@ class Session:
         client = self.client.with_options(max_retries=0)
         return client.messages.count_tokens(model=self.model, messages=messages).input_tokens
 
-    def report(self, layer: str, tokens_freed: int, trigger: str) -> None:
-        """Record that a context-layer mechanism fired (§12.6, §12.8)."""
-        self.events.append({"layer": layer, "tokens_freed": int(tokens_freed),
-                            "trigger": trigger})
+    def report(self, layer: str, tokens_freed: int, trigger: str,
+               freed_error: int = 0) -> None:
+        """Record that a context-layer mechanism fired (§12.6, §12.8). A layer that sizes
+        what it freed from an estimate says how far it may be off (``freed_error``, tokens);
+        0, the default, says it is a count."""
+        event: dict[str, Any] = {"layer": layer, "tokens_freed": int(tokens_freed),
+                                 "trigger": trigger}
+        if freed_error:
+            event["freed_error"] = int(freed_error)
+        self.events.append(event)
 
 
 class ContextLayer(Protocol):

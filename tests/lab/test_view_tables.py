@@ -28,7 +28,9 @@ def records():
         record_from_usage(2, "agent", USAGE, model="claude-haiku-4-5", messages_sent=5,
                           estimated_tokens=3500, tool_calls=[READ], thrash=True,
                           compactions=[{"layer": "snip", "tokens_freed": 12000,
-                                        "trigger": "[auto] 80%"}]),
+                                        "trigger": "[auto] 80%"},
+                                       {"layer": "microcompact", "tokens_freed": 3000,
+                                        "trigger": "repays", "freed_error": 1006}]),
         record_from_usage(3, "summary", None, model="claude-haiku-4-5", messages_sent=5,
                           estimated_tokens=3500,
                           error={"type": "overloaded_error", "message": "Overloaded"}),
@@ -43,6 +45,7 @@ def test_turn_table_shows_estimate_reported_cost_occupancy_and_caveat() -> None:
         assert expected in text
     # events: bracketed trigger text survives rich markup, thrash and the error type show
     assert "snip -12,000 ([auto] 80%)" in text
+    assert "microcompact -3,000 ±1,006 (repays)" in text  # an estimate, with its band
     assert "thrash" in text and "overloaded_error" in text
 
 

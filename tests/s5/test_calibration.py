@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from anthropic.types import Usage
 from s5_pipeline import Pipeline
-from s5_pipeline.calibration import GROWTH_ERROR, SLACK, Calibration
+from s5_pipeline.calibration import ESTIMATE_ERROR, GROWTH_ERROR, SLACK, Calibration
 from s5help import command_output, tool_history
 
 from ctxlab.session import Session
@@ -65,9 +65,10 @@ def test_freed_is_what_the_count_of_the_request_lost(tmp_path) -> None:
         fired = len(session.events)
         kept = layer.prepare(given, session)
         freed = sum(e["tokens_freed"] for e in session.events[fired:])
-        if freed:
-            drop = session.count(given) - session.count(kept)  # freed is the calibrated
-            assert freed == pytest.approx(drop, rel=GROWTH_ERROR)  # estimate: its stated error
+        if freed:  # the calibrated estimate, within the band it states (0: counted)
+            band = sum(e.get("freed_error", 0) for e in session.events[fired:])
+            drop = session.count(given) - session.count(kept)
+            assert abs(freed - drop) <= band + 2
             checked += 1
         session.last_usage = Usage(input_tokens=session.count(kept) + UNSEEN, output_tokens=1)
     assert checked, "the history passes the trigger"
@@ -106,16 +107,19 @@ def test_the_growth_between_untouched_requests_is_calibrated_on_the_usage() -> N
     that rate; a layer that changed the history breaks the chain for one request. Between
     usages the size follows the estimate: what is added at the growth's rate, what a layer
     removes at the mean of every growth (older content, of any kind), with an error band
-    that covers the part sized from the estimate only."""
+    that covers the part sized from the estimate only (wider for what was removed)."""
     calibration = Calibration()
     for estimate, used in ((1_000, 1_500), (2_000, 4_500)):  # + 1,000 estimated, + 3,000 used
         calibration.sent = (None, estimate)
         calibration.learn(Usage(input_tokens=used, output_tokens=1))
     assert calibration.growth == pytest.approx(3.0)
     assert calibration.size(2_500, fixed=700) == 4_500 + 1_500
-    assert calibration.size(1_500, fixed=700) == 4_500 - 1_500  # a layer removed 500, at
-    assert calibration.error(2_500, fixed=700) == SLACK + round(GROWTH_ERROR * 1_500)  # the
-    assert calibration.error(1_500, fixed=700) == SLACK + round(GROWTH_ERROR * 1_500)  # mean
+    assert calibration.size(1_500, fixed=700) == 4_500 - 1_500  # removed 500, at the mean
+    # added: the growth's error, and what the framing of its 1,000-token step may move it
+    assert calibration.error(2_500, fixed=700) == SLACK + round(
+        GROWTH_ERROR * 1_500 + SLACK * 500 / 1_000)
+    # removed: the error of any kind of content (the mean was not learned on it)
+    assert calibration.error(1_500, fixed=700) == SLACK + round(ESTIMATE_ERROR * 1_500)
     assert calibration.error(2_000, fixed=700) == SLACK  # nothing sized from the estimate
     calibration.changed()  # a layer acted: the next request may be smaller
     calibration.sent = (None, 3_000)

@@ -96,8 +96,8 @@ class Replay:
                                       f"{str(error).splitlines()[0]}")
 
     def _drain(self, hook: str, measured: int) -> list[Event]:
-        fired = [Event(self.turn, hook, e["layer"], e["tokens_freed"], e["trigger"], measured)
-                 for e in self.session.events]
+        fired = [Event(self.turn, hook, e["layer"], e["tokens_freed"], e["trigger"], measured,
+                       e.get("freed_error", 0)) for e in self.session.events]
         self.session.events = []
         self.report.events += fired
         return fired

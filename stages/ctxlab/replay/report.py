@@ -39,6 +39,7 @@ class Event:
     tokens_freed: int  # as the layer reported it
     trigger: str
     measured: int | None = None  # the drop the replay measured over the whole hook call
+    freed_error: int = 0  # how far the layer says ``tokens_freed`` may be off (0: counted)
 
 
 @dataclass(frozen=True)

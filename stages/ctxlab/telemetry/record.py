@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 Kind = Literal["agent", "summary"]
 
@@ -27,6 +27,7 @@ class Compaction(TypedDict):
     layer: str
     tokens_freed: int
     trigger: str
+    freed_error: NotRequired[int]  # how far an estimated ``tokens_freed`` may be off
 
 
 class ErrorInfo(TypedDict):

@@ -35,9 +35,11 @@ def fmt_percent(x: float) -> str:
 
 
 def events(record: TurnRecord) -> str:
-    """Compactions, thrash and errors of one call, in a few words."""
-    parts = [escape(f"{c['layer']} -{c['tokens_freed']:,} ({c['trigger']})")
-             for c in record.compactions]
+    """Compactions, thrash and errors of one call, in a few words (an estimated figure
+    freed with the band its layer states)."""
+    parts = [escape(f"{c['layer']} -{c['tokens_freed']:,}"
+                    + (f" ±{c['freed_error']:,}" if c.get("freed_error") else "")
+                    + f" ({c['trigger']})") for c in record.compactions]
     if record.thrash:
         parts.append("[yellow]thrash[/]")
     if record.error is not None:
