@@ -129,12 +129,14 @@ def summary(samples: list[Sample], slack: int) -> list[str]:
     """Per kind: how many, and the largest share of the estimated part beyond ``slack``."""
     lines = []
     for kind in sorted({s[0] for s in samples}):
-        mine = [s for s in samples if s[0] == kind and s[2] > 0]
-        worst = max(mine, key=lambda s: (abs(s[3]) - slack) / s[2])
-        shares = sorted((abs(s[3]) - slack) / s[2] for s in mine)
-        lines.append(f"{kind}: {len(mine):,} figures; largest share beyond {slack} tokens "
-                     f"{shares[-1]:.1%} ({worst[1]}, {worst[3]:+,} on {worst[2]:,.0f}); "
-                     f"99th percentile {shares[int(0.99 * (len(shares) - 1))]:.1%}")
+        shares = sorted(((abs(s[3]) - slack) / s[2], s) for s in samples
+                        if s[0] == kind and s[2] > 0)
+        if not shares:  # every figure of this kind sized nothing from the estimate
+            continue
+        largest, worst = shares[-1]
+        lines.append(f"{kind}: {len(shares):,} figures; largest share beyond {slack} tokens "
+                     f"{largest:.1%} ({worst[1]}, {worst[3]:+,} on {worst[2]:,.0f}); "
+                     f"99th percentile {shares[int(0.99 * (len(shares) - 1))][0]:.1%}")
     return lines
 
 
