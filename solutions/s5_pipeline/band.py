@@ -10,18 +10,15 @@ A result the agent fetched again is evidence that it needs more than the newest 
 more is kept per fetch again (``refetch``), and a saved copy it read back stays until its next
 change (``recovered``). ``BandClearing`` is the part of ``Pipeline`` that
 does this; it uses the pipeline's state (the ledger, the calibration, whether the cache is
-cold).
+cold) and reads the history through ``HistoryReads`` (``reads``).
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from functools import lru_cache
 from typing import Any
 
 from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR, SAFE_ID, offload
-from s4_summarize.rebuild import tool_uses
 
 from ctxlab import models
 from ctxlab.session import Session
@@ -29,14 +26,16 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import NON_DISCARDABLE, microcompact, result_ids, task_terms
+from .microcompact import microcompact, result_ids
+from .reads import HistoryReads, edited_reads, recovered, saved_reads, telling_terms
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
 Messages = list[dict[str, Any]]
+Chosen = tuple[Messages, dict[str, str], str]  # a batch: the history after it, its decisions, why
 
 
-class BandClearing:
+class BandClearing(HistoryReads):
     """Microcompact as batches below the trigger, for ``Pipeline``."""
 
     def clear_batch(self, messages: Messages, session: Session, size: int,
@@ -44,42 +43,61 @@ class BandClearing:
         """Below the trigger: microcompact's batch, run when it repays the prefix it rewrites
         and the expected fetch again (§6.5, §7.4, with the cache certainly cold or not, §6.8)
         or when the size is past the band's upper edge (§4.6); otherwise the history as it
-        is. Without the band (``band=False``) nothing is cleared below the trigger."""
+        is. Without the band (``band=False``) nothing is cleared below the trigger. The size
+        is known within its error band (``measure``): where the upper edge lies inside it and
+        the batch would differ on either side, the request is counted first (§9.5: count only
+        where the count decides something)."""
         if not self.band or not cacheable(size, limits, session.model):
             return messages, size
-        after, decisions = self._microcompact(messages, session,
-                                              over_band=size > limits.band_high)
-        if not decisions:
+        chosen = self._choose(messages, session, size, limits)
+        if self.uncertain((limits.band_high,)) and _decisions(chosen) != _decisions(
+                self._choose(messages, session, size, limits, over=size <= limits.band_high)):
+            size = self.count(messages, session)
+            chosen = self._choose(messages, session, size, limits)
+        if chosen is None:
             return messages, size
+        after, decisions, why = chosen
+        self._keep(messages, decisions, session)
+        return self._step("microcompact", messages, after, session, size, why)
+
+    def _choose(self, messages: Messages, session: Session, size: int, limits: Thresholds,
+                *, over: bool | None = None) -> Chosen | None:
+        """The batch to run on ``messages`` of ``size`` tokens, past the band's upper edge
+        (``over``; by ``size`` when not given) or because it repays, and why; None for no
+        batch."""
+        over = size > limits.band_high if over is None else over
+        after, decisions = self._microcompact(messages, session, over_band=over)
+        if not decisions:
+            return None
+        if over:
+            return after, decisions, f"{size:,} > band's upper edge {limits.band_high:,}"
         batch = self._batch(messages, after, session)
         prices = models.get(session.model).prices
         cleared = self._cleared(session)
         chance = refetch_chance(len(cleared), len(self._fetched_again(messages, cleared)))
-        if size > limits.band_high:
-            why = f"{size:,} > band's upper edge {limits.band_high:,}"
-        elif batch.repays(prices, requests=_replies(messages), cold=self.cold, refetch=chance):
-            why = (f"repays; frees {batch.freed:,}, rewrites {batch.suffix:,}"
-                   + (" (cache cold)" if self.cold else ""))
-        else:
-            return messages, size
-        self._keep(messages, decisions, session)
-        return self._step("microcompact", messages, after, session, size, why)
+        if not batch.repays(prices, requests=_replies(messages), cold=self.cold,
+                            refetch=chance):
+            return None
+        return after, decisions, (f"repays; frees {batch.freed:,}, rewrites {batch.suffix:,}"
+                                  + (" (cache cold)" if self.cold else ""))
 
     def _batch(self, messages: Messages, after: Messages, session: Session) -> Batch:
         """What the batch from ``messages`` to ``after`` frees and rewrites. The cache keeps
         prefixes at breakpoints only (§6.4): behind the change, the one left where the last
         batch ended (``anchor``), if any and if its prefix is at least the model's cache
-        minimum (a shorter one is never cached); else none."""
-        first = next(i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b)
+        minimum (a shorter one is never cached); else none. What it frees is what the
+        messages it changed lose."""
+        changed = [i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b]
         anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
-        cached = anchor + 1 if anchor is not None and anchor < first else 0
-        if cached and self.estimate(messages[:cached]) + self._fixed(session) < models.get(
-                session.model).cache_minimum:  # the plain estimate: the same after a resume
+        cached = anchor + 1 if anchor is not None and anchor < changed[0] else 0
+        if cached and self.estimate_part(messages, 0, cached) + self._fixed(session) < \
+                models.get(session.model).cache_minimum:  # the plain estimate: as on a resume
             cached = 0
-        before = self.estimate(messages[cached:])
+        freed = self.estimate([messages[i] for i in changed]) - self.estimate(
+            [after[i] for i in changed])
         ratio = self.calibration.ratio
-        return Batch(freed=round((before - self.estimate(after[cached:])) * ratio),
-                     suffix=round(before * ratio))
+        return Batch(freed=round(freed * ratio),
+                     suffix=round(self.estimate_part(messages, cached) * ratio))
 
     def _cleared(self, session: Session) -> list[str]:
         """The ids of the results microcompact cleared, in order."""
@@ -102,10 +120,11 @@ class BandClearing:
         if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
-        reads = saved_reads(messages)
-        exempt = edited_reads(messages) + ([] if over_band else recovered(messages))
+        uses = self.uses(messages)
+        reads = saved_reads(uses)
+        exempt = edited_reads(uses) + ([] if over_band else recovered(uses))
         return microcompact(messages, session.tool_names, keep,
-                            terms=telling_terms(messages, self.terms or frozenset()),
+                            terms=telling_terms(self.found(messages), self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=exempt, after=self.changed_files.attached)
 
@@ -113,7 +132,8 @@ class BandClearing:
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
         last = getattr(self, "_fetched", None)
         if last is None or last[0] is not messages or last[1] != cleared:
-            self._fetched = (messages, list(cleared), fetched_again(messages, cleared))
+            self._fetched = (messages, list(cleared), fetched_again(self.calls(messages),
+                                                                    cleared))
         return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
@@ -134,50 +154,9 @@ def cacheable(size: int, limits: Thresholds, model: str) -> bool:
     return size >= models.get(model).cache_minimum or size > limits.band_high
 
 
-def telling_terms(messages: Messages, terms: frozenset[str]) -> frozenset[str]:
-    """The task's terms that tell one result from another: those found in at most half of the
-    results in view (a term in most of them, a word like "then", says nothing about any one;
-    ``matching_lines`` applies the same rule to the lines of one result, §7.4)."""
-    texts = [result_text(b) for m in messages if isinstance(m["content"], list)
-             for b in m["content"] if b.get("type") == "tool_result"]
-    found = Counter(t for text in texts for t in _words(text) & terms)
-    return frozenset(t for t in terms if found[t] <= len(texts) / 2)
-
-
-_words = lru_cache(maxsize=4096)(task_terms)  # a result's words, each text read once
-
-
-def edited_reads(messages: Messages) -> list[str]:
-    """The newest read of each file the agent has edited: its working copy (§10.1)."""
-    uses = tool_uses(messages)
-    edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
-    newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
-              if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
-    return list(newest.values())
-
-
-def recovered(messages: Messages) -> list[str]:
-    """The reads of a saved copy since the agent's newest edit or write (§7.4, §3.2). The
-    agent reads a cleared result back because its next change needs it; cleared again before
-    that change, it is read back again: the recover-and-clear loop. Once the agent has made
-    a change, the copy has served, and it may be cleared like any other result."""
-    uses = tool_uses(messages)
-    changed = max((i for i, b in enumerate(uses) if b.get("name") in NON_DISCARDABLE),
-                  default=-1)
-    return [b["id"] for b in uses[changed + 1:] if _saved_copy(b)]
-
-
-def saved_reads(messages: Messages) -> dict[str, str]:
-    """The reads of a saved copy (a path inside the offload folder): id → that path."""
-    return {b["id"]: path for b in tool_uses(messages) if (path := _saved_copy(b))}
-
-
-def _saved_copy(use: dict[str, Any]) -> str | None:
-    """The saved copy a tool call reads (a ``read_file`` of a path inside the offload
-    folder), or None."""
-    path = str((use.get("input") or {}).get("path", ""))
-    return path if use.get("name") == "read_file" and path.startswith(
-        OFFLOAD_DIR.as_posix()) else None
+def _decisions(chosen: Chosen | None) -> dict[str, str]:
+    """What a batch clears (nothing for no batch)."""
+    return {} if chosen is None else chosen[1]
 
 
 def _replies(messages: Messages) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping
+from functools import lru_cache
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -93,13 +94,6 @@ def result_ids(messages: list[dict[str, Any]]) -> list[str]:
             for b in m["content"] if b.get("type") == "tool_result"]
 
 
-def seen_results(messages: list[dict[str, Any]]) -> list[str]:
-    """The ids of the tool results the agent has seen: each one with a reply after it."""
-    last_reply = max((i for i, m in enumerate(messages) if m["role"] == "assistant"), default=-1)
-    return [b["tool_use_id"] for m in messages[:last_reply] if isinstance(m["content"], list)
-            for b in m["content"] if b.get("type") == "tool_result"]
-
-
 def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                  keep: int = KEEP_RECENT, *, terms: Collection[str] = (),
                  saved_at: SavedAt | None = None, cleared: Collection[str] = (),
@@ -116,28 +110,36 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     attached to the result, §10.2). Only results whose text would change are reported;
     messages that change are copied.
     """
-    results = result_ids(messages)
-    old = (set(results[: max(0, len(results) - keep)]) & set(seen_results(messages))) \
-        - set(cleared) - set(exempt)
+    located = [(i, b["tool_use_id"]) for i, m in enumerate(messages)
+               if isinstance(m["content"], list) for b in m["content"]
+               if b.get("type") == "tool_result"]
+    last_reply = next((i for i in range(len(messages) - 1, -1, -1)
+                       if messages[i]["role"] == "assistant"), -1)
+    gone = set(cleared) | set(exempt)
+    old = {ident: i for i, ident in located[: max(0, len(located) - keep)]
+           if i < last_reply and ident not in gone}  # seen (a reply follows), not kept
     decisions: dict[str, str] = {}
-    out = []
-    for message in messages:
-        content = message["content"]
-        if isinstance(content, str) or not any(b.get("tool_use_id") in old for b in content):
-            out.append(message)
-            continue
+    out = list(messages)
+    for i in sorted(set(old.values())):
         blocks = []
-        for block in content:
+        for block in messages[i]["content"]:
             if block.get("type") == "tool_result" and block["tool_use_id"] in old:
                 text = result_text(block)
                 tool = tool_names.get(block["tool_use_id"], "unknown")
                 path = saved_at(block["tool_use_id"]) if saved_at and tool in DISCARDABLE \
                     else None
-                new = placeholder(tool, text, path, matching_lines(text, terms)) + (
+                new = _placeholder(tool, text, path, frozenset(terms)) + (
                     after or {}).get(block["tool_use_id"], "")
                 if len(new) < len(text):
                     decisions[block["tool_use_id"]] = new
                     block = dict(block, content=new)
             blocks.append(block)
-        out.append(dict(message, content=blocks))
+        out[i] = dict(messages[i], content=blocks)
     return out, decisions
+
+
+@lru_cache(maxsize=1024)
+def _placeholder(tool: str, text: str, path: str | None, terms: frozenset[str]) -> str:
+    """``placeholder`` with the ``matching_lines`` of ``terms``, remembered: a result that
+    waits for a batch that repays is looked at again before every request."""
+    return placeholder(tool, text, path, matching_lines(text, terms))

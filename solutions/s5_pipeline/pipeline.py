@@ -207,18 +207,24 @@ class Pipeline(BandClearing):
         the calibrated estimate of what changed since (``calibration``). Counted by the API
         (``self.count``) only when one of ``edges`` lies inside the estimate's error band, so
         that the estimate could fall on the wrong side of it; ``edges`` default to the
-        thresholds a request's first decision uses (the band's upper edge, the trigger, the
-        blocking mark)."""
+        thresholds that decide what a request does whichever batch it may run (the trigger,
+        the blocking mark; the band's upper edge decides only between two batches, and
+        ``clear_batch`` counts for it only where they differ)."""
         if edges is None:
             limits = self.limits(session)
-            edges = (limits.band_high, limits.compact_at, limits.blocking_at)
+            edges = (limits.compact_at, limits.blocking_at)
         estimate, fixed = self.estimate(messages), self._fixed(session)
-        size = self.calibration.size(estimate, fixed)
-        error = self.calibration.error(estimate, fixed)
-        self.sized = (size, error)
-        if any(size - error <= edge < size + error for edge in edges):
+        self.sized = (self.calibration.size(estimate, fixed),
+                      self.calibration.error(estimate, fixed))
+        if self.uncertain(edges):
             return self.count(messages, session)
-        return size
+        return self.sized[0]
+
+    def uncertain(self, edges: tuple[int, ...]) -> bool:
+        """Whether one of ``edges`` lies inside the error band of the latest size measured
+        (``sized``): the estimate could be on the wrong side of it."""
+        size, error = self.sized
+        return any(size - error <= edge < size + error for edge in edges)
 
     def count(self, messages: Messages, session: Session) -> int:
         """The request's size with the messages counted by the API (``count_tokens`` is free
@@ -240,7 +246,8 @@ class Pipeline(BandClearing):
         return estimate_tokens([], session.system, session.tools)
 
     # The per-message work of a turn, as functions of the whole history. ``ctxlab.incremental``
-    # replaces them with versions that redo only the messages new since the last turn.
+    # replaces them with versions that redo only the messages new since the last turn (and
+    # take a part's estimate from the running sum).
 
     def apply_decisions(self, messages: Messages, ledger: Ledger) -> Messages:
         """The history with every frozen decision applied (§6.9)."""
@@ -249,6 +256,10 @@ class Pipeline(BandClearing):
     def estimate(self, messages: Messages) -> int:
         """The plain estimate of the messages alone (§9.5)."""
         return estimate_tokens(messages)
+
+    def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
+        """The plain estimate of ``messages[start:stop]``."""
+        return self.estimate(messages[start:stop])
 
     def observe(self, messages: Messages, session: Session) -> None:
         """Stage 4's file log, when the summarizer keeps one: the rebuild after a summary

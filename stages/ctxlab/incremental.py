@@ -30,6 +30,12 @@ What is checked before anything is reused:
 - the pipeline's own output: a history that a layer rewrote (snip, microcompact, a summary)
   is marked whole, and nothing of that turn is kept for the next.
 
+The band's reads (``uses``, ``calls``, ``found``: ``s5_pipeline.reads``) are answers made of
+what each message says on its own, so ``PerMessage`` remembers each message's part by the
+message object: a turn reads only the messages it has not seen, wherever they are (a batch of
+clearing replaces a few old ones, and only those are read again). ``estimate_part``, the
+estimate of a part of the history, is the difference of two running sums.
+
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
 object in its place.
@@ -74,7 +80,42 @@ def incremental(layer: L) -> L:
     layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
         prepared.apply, functools.partial(_observe_new, layer.observe, prepared),
         prepared.estimate, prepared.mark)
+    if hasattr(layer, "estimate_part"):
+        layer.estimate_part = prepared.estimate_part
+    for read in READS:
+        if hasattr(layer, read):  # the band's reads, where the layer has them
+            setattr(layer, read, PerMessage(getattr(layer, read),
+                                            key=lambda: getattr(layer, "terms", None)))
     return layer
+
+
+READS = ("uses", "calls", "found")  # the band's reads of the history (``s5_pipeline.reads``)
+
+
+class PerMessage:
+    """``read(messages)`` for a read whose answer is its answers for each message, in order:
+    each message object is read once, while ``key()`` (what the read depends on besides the
+    messages, the task's words) stays the same."""
+
+    def __init__(self, read: Callable[[Messages], list[Any]], *,
+                 key: Callable[[], object] = lambda: None) -> None:
+        self.read, self.key = read, key
+        self.known: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+        self.keyed: object = None
+
+    def __call__(self, messages: Messages) -> list[Any]:
+        key = self.key()
+        if key != self.keyed:
+            self.known, self.keyed = {}, key
+        known, answer = self.known, []
+        for message in messages:
+            entry = known.get(id(message))
+            if entry is None or entry[0] is not message:
+                entry = known[id(message)] = (message, self.read([message]))
+            answer += entry[1]
+        if len(known) > 2 * len(messages) + 64:  # forget the messages no longer in the history
+            self.known = {id(m): known[id(m)] for m in messages}
+        return answer
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
@@ -128,6 +169,18 @@ class Prepared:
         if messages is not self.applied:
             return self.full_estimate(messages)
         return self.total(self.totals[-1] if self.totals else 0.0)
+
+    def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
+        """``estimate(messages[start:stop])``, from the running sum when ``messages`` is what
+        ``apply`` returned last (the difference of two sums: equal to the sum of the part
+        within a rounding of the floats, which the estimate's integer rounding absorbs but
+        at exact halves)."""
+        if messages is not self.applied:
+            return self.full_estimate(messages[start:stop])
+        start, stop, _ = slice(start, stop).indices(len(messages))
+        if stop <= start:
+            return self.total(0.0)
+        return self.total(self.totals[stop - 1] - (self.totals[start - 1] if start else 0.0))
 
     def mark(self, messages: Messages) -> Messages:
         """``mark(messages)``, done only for the messages not marked before when ``messages``

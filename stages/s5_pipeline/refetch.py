@@ -12,19 +12,14 @@ microcompact cleared, read from the history alone (a resumed session counts the 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
-from typing import Any
 
-from s4_summarize.rebuild import tool_uses
-
-Messages = list[dict[str, Any]]
+from .reads import Call
 
 
-def fetched_again(messages: Messages, cleared: Collection[str]) -> list[str]:
-    """The ids of the calls, not cleared themselves, that repeat a call whose result was
-    cleared (``cleared``), in order."""
-    calls = [(b["id"], json.dumps([b.get("name"), b.get("input")], sort_keys=True))
-             for b in tool_uses(messages)]
+def fetched_again(calls: list[Call], cleared: Collection[str]) -> list[str]:
+    """The ids of the calls (``calls``: each call's id and what it asks, ``reads.calls``), not
+    cleared themselves, that repeat a call whose result was cleared (``cleared``), in order."""
+    cleared = set(cleared)
     gone = {call for ident, call in calls if ident in cleared}
     return [ident for ident, call in calls if call in gone and ident not in cleared]

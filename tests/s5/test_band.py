@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 
 import pytest
-from s4_summarize.rebuild import CHANGED_NOTE
+from s4_summarize.rebuild import CHANGED_NOTE, tool_uses
 from s5_pipeline import Pipeline, band
-from s5_pipeline.band import cacheable, recovered, telling_terms
+from s5_pipeline.band import cacheable
 from s5_pipeline.batch import Batch, refetch_chance
 from s5_pipeline.changed import ChangedFiles
+from s5_pipeline.reads import calls, found_terms, recovered, telling_terms
 from s5_pipeline.refetch import fetched_again
 from s5help import command_output, tool_history
 
@@ -76,17 +77,17 @@ def test_a_term_found_in_most_results_keeps_no_line_of_any() -> None:
         block = message["content"][0]
         block["content"] += "\nthen done" + ("\nthe owner is team-a" if n == 2 else "")
     terms = frozenset({"then", "owner", "absent"})
-    assert telling_terms(history, terms) == {"owner", "absent"}
-    assert telling_terms(history[:1], terms) == terms  # no result yet: nothing to tell apart
+    assert telling_terms(found_terms(history, terms), terms) == {"owner", "absent"}
+    assert telling_terms(found_terms(history[:1], terms), terms) == terms  # no result yet
 
 
 def test_a_call_that_repeats_a_cleared_one_is_a_fetch_again() -> None:
     history = tool_history(4, 100)
     history += tool_history(1, 100)[1:]  # "make 0" once more, under a new id
     history[-2]["content"][0]["id"] = history[-1]["content"][0]["tool_use_id"] = "toolu_again"
-    assert fetched_again(history, ["toolu_1"]) == []  # make 1 was never asked again
-    assert fetched_again(history, ["toolu_0"]) == ["toolu_again"]
-    assert fetched_again(history, ["toolu_0", "toolu_again"]) == []  # cleared itself: not kept
+    assert fetched_again(calls(history), ["toolu_1"]) == []  # make 1 was never asked again
+    assert fetched_again(calls(history), ["toolu_0"]) == ["toolu_again"]
+    assert fetched_again(calls(history), ["toolu_0", "toolu_again"]) == []  # cleared itself
 
 
 @pytest.mark.exercise("5.5")
@@ -229,14 +230,14 @@ def test_a_saved_copy_read_back_is_kept_until_the_next_change(tmp_path) -> None:
     calls = [("run_command", {"command": "make"}), back, ("read_file", {"path": "b.py"}),
              ("run_command", {"command": "make test"})]
     history = _calls(session, calls, 3_000)
-    assert recovered(history) == ["toolu_1"]
+    assert recovered(tool_uses(history)) == ["toolu_1"]
     layer.prepare(history, session)
     sim.clock.advance(301)
     layer.prepare(history, session)
     assert set(layer.ledger.decisions) == {"toolu_0", "toolu_2"}  # toolu_1 kept
     edit = ("edit_file", {"path": "b.py", "old": "x", "new": "y"})
     history = _calls(session, [*calls, edit, ("run_command", {"command": "make check"})], 3_000)
-    assert recovered(history) == []
+    assert recovered(tool_uses(history)) == []
     sim.clock.advance(301)
     layer.prepare(history, session)
     assert {"toolu_1", "toolu_3", "toolu_4"} <= set(layer.ledger.decisions)

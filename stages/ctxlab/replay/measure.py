@@ -67,25 +67,34 @@ def identical_prefix(previous: list[Message], current: list[Message]) -> int:
 
 class Sizer:
     """``count_messages`` for a history that grows: each message is counted once, a running
-    sum does the rest, so a request costs what it adds, not the length of the session."""
+    sum does the rest, so a request costs what it adds, not the length of the session. A
+    layer that replaces a few old messages (a batch of clearing) costs those few: the
+    messages after them are known by object and only summed again."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
         self.full = [0]  # tokens of messages[:i], thinking included
         self.thinking = [0]  # the thinking tokens among them
         self.starts: list[int] = []  # per message: the turn start at or before it
+        self.known: dict[int, tuple[Message, int, int, bool]] = {}  # by id: counted once
 
     def _update(self, messages: list[Message]) -> None:
         keep = identical_prefix(self.messages, messages)
         del self.full[keep + 1:], self.thinking[keep + 1:], self.starts[keep:]
+        if len(self.known) > 2 * len(messages) + 64:  # forget messages no longer sent
+            self.known = {id(m): e for m in messages if (e := self.known.get(id(m)))}
         for i in range(keep, len(messages)):
             message = messages[i]
-            full = message_tokens(message)
+            entry = self.known.get(id(message))
+            if entry is None or entry[0] is not message:
+                full = message_tokens(message)
+                entry = (message, full, full - message_tokens(message, drop_thinking=True),
+                         message["role"] == "user" and any(
+                             b.get("type") != "tool_result" for b in as_blocks(message["content"])))
+                self.known[id(message)] = entry
+            _, full, thinking, starts = entry
             self.full.append(self.full[-1] + full)
-            self.thinking.append(self.thinking[-1] + full
-                                 - message_tokens(message, drop_thinking=True))
-            starts = message["role"] == "user" and any(
-                b.get("type") != "tool_result" for b in as_blocks(message["content"]))
+            self.thinking.append(self.thinking[-1] + thinking)
             self.starts.append(i if starts else (self.starts[-1] if self.starts else 0))
         self.messages = list(messages)
 
