@@ -62,11 +62,15 @@ class UserTexts:
         return True
 
     def reinject(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Put back, in the first message, every remembered text no longer visible."""
-        visible = "\n".join(block_text(b) if not isinstance(b, str) else b
-                            for m in messages for b in (
-                                [m["content"]] if isinstance(m["content"], str) else m["content"]))
-        missing = [t for t in self.texts if t not in visible]
+        """Put back, in the first message, every remembered text no longer visible (still a
+        block of its own, or else inside any block's text)."""
+        blocks = [b for m in messages for b in (
+            [m["content"]] if isinstance(m["content"], str) else m["content"])]
+        whole = {b if isinstance(b, str) else b.get("text") for b in blocks}
+        missing = [t for t in self.texts if t not in whole]
+        if missing:  # not a block of its own: quoted inside another one, or gone
+            visible = "\n".join(block_text(b) if not isinstance(b, str) else b for b in blocks)
+            missing = [t for t in missing if t not in visible]
         if not missing or not messages:
             return messages
         first = messages[0]
