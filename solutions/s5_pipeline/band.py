@@ -143,8 +143,7 @@ class BandClearing(HistoryReads):
                 ident = block.get("tool_use_id")
                 if ident in decisions and _saved_at(ident) in decisions[ident]:
                     offload(session.workspace, ident, result_text(block))
-        for tool_use_id, content in decisions.items():
-            self._ledger(session).record(tool_use_id, content, "microcompact")
+        self._ledger(session).record_all(decisions, "microcompact")
 
 
 def cacheable(size: int, limits: Thresholds, model: str) -> bool:

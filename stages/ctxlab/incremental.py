@@ -24,9 +24,9 @@ What is checked before anything is reused:
   differ (the message whose breakpoint was removed). A message replaced, removed or inserted,
   or messages reordered: the prefix ends at the first of them, and when that lies further
   back, everything is done again. A list cut short keeps the prefix it still shares;
-- the ledger: a decision recorded since last turn for a result outside the messages done
-  again (an old result cleared by hand, say) changes old messages, so everything is done
-  again; so it is when the ledger is another one;
+- the ledger: a decision recorded since last turn for an older result (a batch of clearing,
+  an old result cleared by hand) changes the message holding it, so everything is done again
+  from the first such message; everything, when the ledger is another one;
 - the pipeline's own output: a history that a layer rewrote (snip, microcompact, a summary)
   is marked whole, and nothing of that turn is kept for the next.
 
@@ -48,6 +48,8 @@ from array import array
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, Protocol, TypeVar
+
+from .permessage import PerMessage
 
 Messages = list[dict[str, Any]]
 LOOKBACK = 8  # how far back from last turn's newest message the prefix may end
@@ -90,32 +92,6 @@ def incremental(layer: L) -> L:
 
 
 READS = ("uses", "calls", "found")  # the band's reads of the history (``s5_pipeline.reads``)
-
-
-class PerMessage:
-    """``read(messages)`` for a read whose answer is its answers for each message, in order:
-    each message object is read once, while ``key()`` (what the read depends on besides the
-    messages, the task's words) stays the same."""
-
-    def __init__(self, read: Callable[[Messages], list[Any]], *,
-                 key: Callable[[], object] = lambda: None) -> None:
-        self.read, self.key = read, key
-        self.known: dict[int, tuple[dict[str, Any], list[Any]]] = {}
-        self.keyed: object = None
-
-    def __call__(self, messages: Messages) -> list[Any]:
-        key = self.key()
-        if key != self.keyed:
-            self.known, self.keyed = {}, key
-        known, answer = self.known, []
-        for message in messages:
-            entry = known.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = known[id(message)] = (message, self.read([message]))
-            answer += entry[1]
-        if len(known) > 2 * len(messages) + 64:  # forget the messages no longer in the history
-            self.known = {id(m): known[id(m)] for m in messages}
-        return answer
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
@@ -197,13 +173,15 @@ class Prepared:
         newest = min(len(self.given), len(messages)) - 1
         keep = next((k for k in range(newest, max(newest - LOOKBACK, 0), -1)
                      if messages[:k] == self.given[:k]), 0)
-        changed = set(ledger.recorded[self.recorded:])
-        if ledger is not self.ledger or not changed <= _result_ids(messages[keep:]):
+        if ledger is not self.ledger:
             return 0
-        return keep
+        changed = set(ledger.recorded[self.recorded:])
+        return next((i for i, m in enumerate(messages[:keep]) if _holds(m, changed)), keep) \
+            if changed else keep
 
 
-def _result_ids(messages: Messages) -> set[str]:
-    """The ids of the tool results in ``messages``."""
-    return {b["tool_use_id"] for m in messages if not isinstance(m["content"], str)
-            for b in m["content"] if b.get("type") == "tool_result"}
+def _holds(message: dict[str, Any], ids: set[str]) -> bool:
+    """Whether ``message`` holds the result of one of ``ids``."""
+    return not isinstance(message["content"], str) and any(
+        b.get("type") == "tool_result" and b.get("tool_use_id") in ids
+        for b in message["content"])

@@ -33,11 +33,18 @@ class Ledger:
 
     def record(self, tool_use_id: str, content: str, layer: str) -> None:
         """Freeze ``content`` as what ``tool_use_id``'s result is from now on."""
-        entry = {"id": tool_use_id, "layer": layer, "content": content}
-        self.decisions[tool_use_id] = entry
-        self.recorded.append(tool_use_id)
-        self.history.append(entry)
-        self._append(self.path, entry)
+        self.record_all({tool_use_id: content}, layer)
+
+    def record_all(self, decisions: dict[str, str], layer: str) -> None:
+        """Freeze each ``decisions`` content as what its result is from now on: the decisions
+        of one batch, appended in one write (a crash keeps the lines written whole)."""
+        entries = [{"id": i, "layer": layer, "content": c} for i, c in decisions.items()]
+        for entry in entries:
+            self.decisions[entry["id"]] = entry
+            self.recorded.append(entry["id"])
+            self.history.append(entry)
+        if entries:
+            self._append(self.path, *entries)
 
     def note(self, name: str, entry: dict[str, Any]) -> None:
         """Append a record (summary quality, the user's texts) to ``<name>.jsonl`` beside the
@@ -49,8 +56,8 @@ class Ledger:
         return read_records(self.path.with_name(f"{name}.jsonl"))
 
     @staticmethod
-    def _append(path: Path, entry: dict[str, Any]) -> None:
-        append_jsonl(path, [entry], ensure_ascii=True)  # ASCII: any text a tool produced fits
+    def _append(path: Path, *entries: dict[str, Any]) -> None:
+        append_jsonl(path, list(entries), ensure_ascii=True)  # ASCII: any tool's text fits
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The history with every frozen replacement applied (idempotent). A message whose

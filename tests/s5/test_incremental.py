@@ -152,7 +152,7 @@ def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
     ledger.record("toolu_2", "[cleared by hand]", "microcompact")
     applied = _check(prepared, ledger, history + _round(10))
     assert applied[6]["content"][0]["content"] == "[cleared by hand]"
-    assert ledger.given[-1] == len(history) + 2
+    assert ledger.given[-1] == len(history) + 2 - 6  # done again from the message holding it
 
 
 def test_another_ledger_starts_afresh(tmp_path: Path) -> None:

@@ -75,9 +75,9 @@ def what_to_carry(before: list[Message], after: list[Message], *, turn: int,
     gone = removed(before, after)
     if not gone:
         return None
-    seen = "\n".join(block_text(b) for m in after for b in as_blocks(m["content"])
-                     if b.get("type") != "image")
     said = list(dict.fromkeys(user_texts(gone)))
     files = touched_files(gone)
+    seen = "\n".join(block_text(b) for m in after for b in as_blocks(m["content"])
+                     if b.get("type") != "image") if said or files else ""
     return Carry(turn, layers, len(gone), len(said), files,
                  [t[:HEAD] for t in said if t not in seen], [f for f in files if f not in seen])

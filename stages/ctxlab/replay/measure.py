@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ctxlab.permessage import identical_prefix
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -50,19 +51,6 @@ def count_messages(messages: list[Message], end: int | None = None) -> int:
     start = _turn_start(messages)
     return sum(message_tokens(m, drop_thinking=i < start)
                for i, m in enumerate(messages[:end]))
-
-
-def identical_prefix(previous: list[Message], current: list[Message]) -> int:
-    """How many leading messages the two lists share as equal objects: a binary search over
-    list comparisons, which run at C speed and stop at the first identical object."""
-    low, high = 0, min(len(previous), len(current))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if previous[:middle] == current[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low
 
 
 class Sizer:

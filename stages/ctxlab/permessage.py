@@ -1,0 +1,66 @@
+"""A read of the history that is the concatenation of its reads of each message, done once
+per message (the band's reads, ``s5_pipeline.reads``; see ``ctxlab.incremental``).
+
+The history a layer is given grows at its end and, now and then, has a few old messages
+replaced (a batch of clearing). A read whose answer for a history is its answers for each
+message, one after another, needs to read only the messages it has not seen: the messages
+shared with last call's history (``identical_prefix``) give their part of the answer whole,
+and each other message object is read once and remembered. As everywhere in the workbook, a
+message object edited in place is not seen: a layer replaces a message, it does not edit it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Messages = list[dict[str, Any]]
+
+
+class PerMessage:
+    """``read(messages)`` for a read whose answer is its answers for each message, in order:
+    each message object is read once, while ``key()`` (what the read depends on besides the
+    messages, the task's words) stays the same. The answer for the messages shared with last
+    call's history (``identical_prefix``) is taken whole; the rest, message by message."""
+
+    def __init__(self, read: Callable[[Messages], list[Any]], *,
+                 key: Callable[[], object] = lambda: None) -> None:
+        self.read, self.key = read, key
+        self.known: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+        self.keyed: object = None
+        self.given: Messages = []  # last call's history
+        self.ends: list[int] = []  # where each of its messages' answers ends in ``answer``
+        self.answer: list[Any] = []
+
+    def __call__(self, messages: Messages) -> list[Any]:
+        key = self.key()
+        if key != self.keyed:
+            self.known, self.keyed, self.given = {}, key, []
+        keep = identical_prefix(self.given, messages)
+        known = self.known
+        del self.ends[keep:]
+        del self.answer[self.ends[-1] if self.ends else 0:]
+        for message in messages[keep:]:
+            entry = known.get(id(message))
+            if entry is None or entry[0] is not message:
+                entry = known[id(message)] = (message, self.read([message]))
+            self.answer += entry[1]
+            self.ends.append(len(self.answer))
+        if len(known) > 2 * len(messages) + 64:  # forget the messages no longer in the history
+            self.known = {id(m): e for m in messages
+                          if (e := known.get(id(m))) is not None and e[0] is m}
+        self.given = list(messages)
+        return list(self.answer)  # a copy: the caller may change it
+
+
+def identical_prefix(previous: Messages, current: Messages) -> int:
+    """How many leading messages the two lists share as equal objects: a binary search over
+    list comparisons, which run at C speed and stop at the first identical object."""
+    low, high = 0, min(len(previous), len(current))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if previous[:middle] == current[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
