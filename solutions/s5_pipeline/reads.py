@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from functools import lru_cache
+from itertools import takewhile
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -82,9 +83,8 @@ def recovered(uses: list[dict[str, Any]]) -> list[str]:
     agent reads a cleared result back because its next change needs it; cleared again before
     that change, it is read back again: the recover-and-clear loop. Once the agent has made
     a change, the copy has served, and it may be cleared like any other result."""
-    changed = max((i for i, b in enumerate(uses) if b.get("name") in NON_DISCARDABLE),
-                  default=-1)
-    return [b["id"] for b in uses[changed + 1:] if saved_copy(b)]
+    since = list(takewhile(lambda b: b.get("name") not in NON_DISCARDABLE, reversed(uses)))
+    return [b["id"] for b in reversed(since) if saved_copy(b)]
 
 
 def saved_reads(uses: list[dict[str, Any]]) -> dict[str, str]:

@@ -53,6 +53,7 @@ from .permessage import PerMessage
 
 Messages = list[dict[str, Any]]
 LOOKBACK = 8  # how far back from last turn's newest message the prefix may end
+REPLACED = 64  # replaced messages up to which an estimate is the running sum corrected
 
 
 class Ledger(Protocol):
@@ -141,10 +142,16 @@ class Prepared:
 
     def estimate(self, messages: Messages) -> int:
         """``estimate(messages)``, from the running sum when ``messages`` is what ``apply``
-        returned last."""
-        if messages is not self.applied:
+        returned last, or that with a few messages replaced (a batch of clearing: the sum
+        plus what each replacement changed)."""
+        if not self.totals or len(messages) != len(self.applied):
             return self.full_estimate(messages)
-        return self.total(self.totals[-1] if self.totals else 0.0)
+        swapped = [] if messages is self.applied else [
+            i for i, (a, b) in enumerate(zip(messages, self.applied, strict=True)) if a is not b]
+        if len(swapped) > REPLACED:
+            return self.full_estimate(messages)
+        return self.total(self.totals[-1] + sum(
+            self.share(messages[i]) - self.share(self.applied[i]) for i in swapped))
 
     def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
         """``estimate(messages[start:stop])``, from the running sum when ``messages`` is what
