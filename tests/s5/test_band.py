@@ -90,6 +90,26 @@ def test_a_call_that_repeats_a_cleared_one_is_a_fetch_again() -> None:
     assert fetched_again(calls(history), ["toolu_0", "toolu_again"]) == []  # cleared itself
 
 
+def test_the_bands_upper_edge_is_counted_for_only_where_the_batches_differ(tmp_path) -> None:
+    """§9.5: a size from the estimate is known within its error band. With the band's upper
+    edge inside it, the batch past the edge (whatever the cache says) and the one below it
+    (only if it repays) may differ: then the request is counted, and the count decides.
+    Where both are the same, here no batch at all, nothing is counted."""
+    session = _session(tmp_path, Simulator())
+    layer = _layer()
+    history = tool_history(6, 3_000)
+    layer.prepare(history, session)
+    limits, counted, count = layer.limits(session), [], session.count
+    session.count = lambda messages: counted.append(len(messages)) or count(messages)
+    edge = limits.band_high
+    layer.sized = (edge, 1_000)  # the estimate says the edge, give or take 1,000 tokens
+    assert layer.clear_batch(history[:3], session, edge, limits) == (history[:3], edge)
+    assert counted == []  # one result, the newest, kept: no batch either side of the edge
+    kept, size = layer.clear_batch(history, session, edge, limits)
+    assert counted == [len(history)]  # past the edge it would clear; below, not repay
+    assert kept == history and size < limits.band_low  # counted: far below, no batch
+
+
 @pytest.mark.exercise("5.5")
 def test_well_below_the_band_a_batch_runs_once_it_repays(tmp_path) -> None:
     """The same small batch (18K of 200K, far under the band's lower edge) waits while few

@@ -1,0 +1,88 @@
+"""The band's reads done once per message (``ctxlab.permessage``) and the estimate of a history
+with a few messages replaced (``Prepared.estimate``): each is checked against the full
+function on the whole history, and by counting the messages actually read, never by time."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from s5_pipeline import estimate_tokens, mark_newest
+from s5_pipeline.estimate import message_tokens, request_tokens
+from s5_pipeline.ledger import Ledger
+from s5_pipeline.reads import calls, found_terms
+
+from ctxlab.incremental import Prepared
+from ctxlab.permessage import PerMessage, identical_prefix
+
+Messages = list[dict[str, Any]]
+
+
+def _history(rounds: int) -> Messages:
+    return [{"role": "user", "content": "find the owner of each part"}] + [
+        m for n in range(rounds) for m in (
+            {"role": "assistant", "content": [
+                {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file",
+                 "input": {"path": f"src/part_{n % 4}.py"}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                 "content": f"# owner: team-{n}\ndef part_{n}():\n    return {n}\n" * 20}]})]
+
+
+class _Reads:
+    """A read that counts the messages it is given."""
+
+    def __init__(self, read: Any) -> None:
+        self.read, self.seen = read, 0
+
+    def __call__(self, messages: Messages) -> list[Any]:
+        self.seen += len(messages)
+        return self.read(messages)
+
+
+def test_a_read_reads_only_the_messages_it_has_not_seen() -> None:
+    counted = _Reads(calls)
+    read = PerMessage(counted)
+    history = _history(30)
+    assert read(history) == calls(history) and counted.seen == len(history)
+    history += _history(32)[len(history):]  # one more round
+    assert read(history) == calls(history) and counted.seen == len(history)
+    cleared = list(history)  # a batch replaces two old messages
+    cleared[4] = dict(cleared[4], content=[dict(cleared[4]["content"][0], content="[cleared]")])
+    cleared[8] = dict(cleared[8], content=[dict(cleared[8]["content"][0], content="[cleared]")])
+    before = counted.seen
+    assert read(cleared) == calls(cleared) and counted.seen == before + 2
+    assert read(history[:10]) == calls(history[:10])  # a shorter history: its own answer
+
+
+def test_a_read_that_depends_on_the_task_reads_again_when_the_task_changes() -> None:
+    terms = {"words": frozenset({"owner"})}
+    counted = _Reads(lambda messages: found_terms(messages, terms["words"]))
+    read = PerMessage(counted, key=lambda: terms["words"])
+    history = _history(6)
+    assert read(history) == found_terms(history, frozenset({"owner"}))
+    terms["words"] = frozenset({"return"})
+    assert read(history) == found_terms(history, frozenset({"return"}))
+    assert counted.seen == 2 * len(history)
+
+
+def test_equal_messages_count_as_shared() -> None:
+    history = _history(5)
+    copied = [dict(m) for m in history]
+    assert identical_prefix(history, copied) == len(history)
+    copied[3] = dict(copied[3], role="assistant", content="other")
+    assert identical_prefix(history, copied) == 3
+
+
+def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path) -> None:
+    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
+                        mark_newest, share=message_tokens, total=request_tokens)
+    applied = prepared.apply(_history(40), Ledger(tmp_path))
+    after = list(applied)
+    for i in (2, 10, 30):
+        after[i] = dict(after[i], content=[dict(after[i]["content"][0], content="[cleared]")])
+    assert prepared.estimate(after) == estimate_tokens(after)
+    assert prepared.estimate(after[:-1]) == estimate_tokens(after[:-1])  # another length
+    assert prepared.estimate_part(applied, 10, 30) == estimate_tokens(applied[10:30])
+    assert prepared.estimate_part(applied, 30) == estimate_tokens(applied[30:])
+    assert prepared.estimate_part(applied, 5, 5) == 0
