@@ -27,10 +27,12 @@ What is checked before anything is reused:
 - the ledger: a decision recorded since last turn for an older result (a batch of clearing,
   an old result cleared by hand) changes the message holding it, so everything is done again
   from the first such message; everything, when the ledger is another one;
-- the pipeline's own output: a history that a layer rewrote (snip, microcompact, a summary)
-  is marked whole, and nothing of that turn is kept for the next.
+- the pipeline's own output: a history that a batch of clearing rewrote (the same messages,
+  at most ``REPLACED`` of them replaced) is taken as that turn's, its decisions applied in it;
+  one that a layer rewrote otherwise (snip, a summary) is marked whole, and nothing of that
+  turn is kept for the next.
 
-The band's reads (``uses``, ``calls``, ``found``: ``s5_pipeline.reads``) are answers made of
+The band's reads (``READS``, from ``s5_pipeline.reads``) are answers made of
 what each message says on its own, so ``PerMessage`` remembers each message's part by the
 message object: a turn reads only the messages it has not seen, wherever they are (a batch of
 clearing replaces a few old ones, and only those are read again). ``estimate_part``, the
@@ -92,7 +94,7 @@ def incremental(layer: L) -> L:
     return layer
 
 
-READS = ("uses", "calls", "found")  # the band's reads of the history (``s5_pipeline.reads``)
+READS = ("uses", "calls", "found", "results", "saved")  # the band's (``s5_pipeline.reads``)
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
@@ -115,7 +117,8 @@ class Prepared:
         self.share, self.total = share, total
         self.given: Messages = []  # the messages given last turn (a copy of the list)
         self.applied: Messages = []  # each with the frozen decisions applied
-        self.totals = array("d")  # the running sum of their estimates, message by message
+        self.shares = array("d")  # their estimates, message by message
+        self.totals = array("d")  # the running sum of those
         self.marked: Messages = []  # each as ``mark`` passes it on (the first ones)
         self.ledger: Ledger | None = None
         self.recorded = 0  # how many decisions that ledger had recorded then
@@ -126,11 +129,9 @@ class Prepared:
         keep = self._unchanged(messages, ledger)
         self.given = list(messages)
         self.applied = self.applied[:keep] + self.full_apply(messages[keep:], ledger)
-        running = accumulate(map(self.share, self.applied[keep:]),
-                             initial=self.totals[keep - 1] if keep else 0.0)
-        next(running)  # the sum so far, already in ``totals``
-        del self.totals[keep:]
-        self.totals.extend(running)
+        del self.shares[keep:]
+        self.shares.extend(map(self.share, self.applied[keep:]))
+        self._sum_from(keep)
         del self.marked[keep:]
         self.ledger, self.recorded, self.redone = ledger, len(ledger.recorded), keep
         return self.applied
@@ -144,14 +145,11 @@ class Prepared:
         """``estimate(messages)``, from the running sum when ``messages`` is what ``apply``
         returned last, or that with a few messages replaced (a batch of clearing: the sum
         plus what each replacement changed)."""
-        if not self.totals or len(messages) != len(self.applied):
-            return self.full_estimate(messages)
-        swapped = [] if messages is self.applied else [
-            i for i, (a, b) in enumerate(zip(messages, self.applied, strict=True)) if a is not b]
-        if len(swapped) > REPLACED:
+        swapped = self._swapped(messages)
+        if swapped is None:
             return self.full_estimate(messages)
         return self.total(self.totals[-1] + sum(
-            self.share(messages[i]) - self.share(self.applied[i]) for i in swapped))
+            self.share(messages[i]) - self.shares[i] for i in swapped))
 
     def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
         """``estimate(messages[start:stop])``, from the running sum when ``messages`` is what
@@ -167,13 +165,47 @@ class Prepared:
 
     def mark(self, messages: Messages) -> Messages:
         """``mark(messages)``, done only for the messages not marked before when ``messages``
-        is what ``apply`` returned last. A history that a layer rewrote is marked whole, and
-        nothing of this turn is kept for the next."""
+        is what ``apply`` returned last. A history that a batch rewrote (a few messages
+        replaced) is taken as what ``apply`` returned (``_adopt``); one that a layer rewrote
+        otherwise is marked whole, and nothing of this turn is kept for the next."""
         if messages is not self.applied:
-            self.given = []
-            return self.full_mark(messages)
+            swapped = self._swapped(messages)
+            if swapped is None:
+                self.given = []
+                return self.full_mark(messages)
+            self._adopt(messages, swapped)
         self.marked += self.full_mark(self.applied[len(self.marked):])
         return list(self.marked)  # a copy: the caller appends to it
+
+    def _swapped(self, messages: Messages) -> list[int] | None:
+        """Where ``messages`` replaces a message of what ``apply`` returned last, or None when
+        it is not that history with at most ``REPLACED`` messages replaced."""
+        if not self.totals or len(messages) != len(self.applied):
+            return None
+        if messages is self.applied:
+            return []
+        swapped = [i for i, (a, b) in enumerate(zip(messages, self.applied, strict=True))
+                   if a is not b]
+        return swapped if len(swapped) <= REPLACED else None
+
+    def _adopt(self, messages: Messages, swapped: list[int]) -> None:
+        """Take a batch's history as what ``apply`` returned: the decisions it froze are
+        applied in it, so next turn's history, this one and a new round, starts from it."""
+        if swapped:
+            for i in swapped:
+                self.shares[i] = self.share(messages[i])
+            self._sum_from(swapped[0])
+            del self.marked[swapped[0]:]
+        self.applied, self.given = list(messages), list(messages)
+        self.recorded = len(self.ledger.recorded) if self.ledger is not None else 0
+
+    def _sum_from(self, start: int) -> None:
+        """The running sum again from message ``start`` on, in the same order as from 0."""
+        running = accumulate(self.shares[start:],
+                             initial=self.totals[start - 1] if start else 0.0)
+        next(running)  # the sum so far, already in ``totals``
+        del self.totals[start:]
+        self.totals.extend(running)
 
     def _unchanged(self, messages: Messages, ledger: Ledger) -> int:
         """How many leading messages can be taken from last turn (see the module docs)."""

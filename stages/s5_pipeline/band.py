@@ -26,8 +26,8 @@ from ctxlab.tokens import block_text
 
 from .anchor import find_anchor
 from .batch import Batch, refetch_chance
-from .microcompact import microcompact, result_ids
-from .reads import HistoryReads, edited_reads, recovered, saved_reads, telling_terms
+from .microcompact import microcompact
+from .reads import HistoryReads, edited_reads, recovered, telling_terms
 from .refetch import fetched_again
 from .thresholds import Thresholds
 
@@ -116,13 +116,12 @@ class BandClearing(HistoryReads):
         (§7.4 ②). Below the band's upper edge (``over_band`` False) the saved copies the
         agent read back since its last change are kept too (``recovered``)."""
         cleared = self._cleared(session)
-        results = result_ids(messages)
+        results = self.results(messages)
         if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
-        uses = self.uses(messages)
-        reads = saved_reads(uses)
-        exempt = edited_reads(uses) + ([] if over_band else recovered(uses))
+        uses, reads = self.uses(messages), dict(self.saved(messages))
+        exempt = edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(self.found(messages), self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),

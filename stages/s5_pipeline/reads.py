@@ -5,7 +5,7 @@ Each turn the band asks the same questions of the whole history: which calls the
 one names. Every answer is made of what each message says on its own, in order: the answer
 for a history is the answers for its messages, one after another. ``HistoryReads`` asks them
 of the whole history, which is easy to read and costs the length of the session every turn;
-``ctxlab.incremental`` gives the three reads a memory, so that each message is read once.
+``ctxlab.incremental`` gives these reads a memory, so that each message is read once.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR
 from s4_summarize.rebuild import tool_uses
 
-from .microcompact import NON_DISCARDABLE, task_terms
+from .microcompact import NON_DISCARDABLE, result_ids, task_terms
 
 Messages = list[dict[str, Any]]
 Call = tuple[str, str]  # a tool call's id, and what it asks (its tool and input, as text)
@@ -42,6 +42,14 @@ class HistoryReads:
     def found(self, messages: Messages) -> list[frozenset[str]]:
         """For each tool result, in order, the task's words it names."""
         return found_terms(messages, self.terms or frozenset())
+
+    def results(self, messages: Messages) -> list[str]:
+        """The ids of the tool results, in order."""
+        return result_ids(messages)
+
+    def saved(self, messages: Messages) -> list[tuple[str, str]]:
+        """The reads of a saved copy (``saved_reads``), in order."""
+        return saved_reads(messages)
 
 
 def calls(messages: Messages) -> list[Call]:
@@ -87,9 +95,10 @@ def recovered(uses: list[dict[str, Any]]) -> list[str]:
     return [b["id"] for b in reversed(since) if saved_copy(b)]
 
 
-def saved_reads(uses: list[dict[str, Any]]) -> dict[str, str]:
-    """The reads of a saved copy (a path inside the offload folder): id → that path."""
-    return {b["id"]: path for b in uses if (path := saved_copy(b))}
+def saved_reads(messages: Messages) -> list[tuple[str, str]]:
+    """The reads of a saved copy (a path inside the offload folder): each call's id and that
+    path, in order."""
+    return [(b["id"], path) for b in tool_uses(messages) if (path := saved_copy(b))]
 
 
 def saved_copy(use: dict[str, Any]) -> str | None:
