@@ -52,13 +52,21 @@ def task_terms(text: str) -> frozenset[str]:
     return frozenset({word.casefold() for word in WORD.findall(spaced)} | pairs)
 
 
+terms_of = lru_cache(maxsize=4096)(task_terms)  # a result's words, each text read once
+
+
 def matching_lines(text: str, terms: Collection[str]) -> list[str]:
     """The ``KEEP_LINES`` lines of ``text`` that say most about ``terms``, in their order
     (clipped). A term found on few lines says more there than one found on many: a term on
     more than half the lines says nothing about any one of them, and a line scores the sum of
     1 / (lines naming the term) over the other terms it names."""
-    named = [(line, task_terms(line) & set(terms))
-             for line in text.splitlines()] if terms else []
+    named_in_text = terms_of(text) & set(terms) if terms else frozenset()
+    if not named_in_text:
+        return []
+    mentions = re.compile("|".join(map(re.escape, sorted(named_in_text))))
+    named = [(line, task_terms(line) & named_in_text  # a line without them names none
+              if mentions.search(line.casefold()) else frozenset())
+             for line in text.splitlines()]
     lines_with = Counter(term for _, found in named for term in found)
     telling = {t for t, n in lines_with.items() if n <= len(named) / 2}
     scored = [(sum(1 / lines_with[t] for t in found & telling), -i)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from functools import lru_cache
 from itertools import takewhile
 from typing import Any
 
@@ -20,7 +19,7 @@ from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR
 from s4_summarize.rebuild import tool_uses
 
-from .microcompact import NON_DISCARDABLE, result_ids, task_terms
+from .microcompact import NON_DISCARDABLE, result_ids, terms_of
 
 Messages = list[dict[str, Any]]
 Call = tuple[str, str]  # a tool call's id, and what it asks (its tool and input, as text)
@@ -61,11 +60,8 @@ def calls(messages: Messages) -> list[Call]:
 
 def found_terms(messages: Messages, terms: frozenset[str]) -> list[frozenset[str]]:
     """For each tool result of ``messages``, in order, the words of ``terms`` it names."""
-    return [_words(result_text(b)) & terms for m in messages if isinstance(m["content"], list)
+    return [terms_of(result_text(b)) & terms for m in messages if isinstance(m["content"], list)
             for b in m["content"] if b.get("type") == "tool_result"]
-
-
-_words = lru_cache(maxsize=4096)(task_terms)  # a result's words, each text read once
 
 
 def telling_terms(found: list[frozenset[str]], terms: frozenset[str]) -> frozenset[str]:
