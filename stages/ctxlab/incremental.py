@@ -16,17 +16,16 @@ rest.
 
 What is checked before anything is reused:
 
-- the prefix: the first ``k`` messages must be, position by position, the message objects
-  ``prepare`` was given last turn, or equal to them. That is one list comparison at C speed:
-  a pointer comparison per message, and a comparison by value only where the object differs.
-  ``k`` always stops before last turn's newest message, whose breakpoint moves on, and it is
-  sought among the ``LOOKBACK`` positions before that one: in a normal turn only those can
-  differ (the message whose breakpoint was removed). A message replaced, removed or inserted,
-  or messages reordered: the prefix ends at the first of them, and when that lies further
-  back, everything is done again. A list cut short keeps the prefix it still shares;
-- the ledger: a decision recorded since last turn for an older result (a batch of clearing,
-  an old result cleared by hand) changes the message holding it, so everything is done again
-  from the first such message; everything, when the ledger is another one;
+- the messages: the history given is compared with last turn's position by position, object
+  by object (a pointer comparison per message; by value only where the object differs). The
+  messages found equal are taken from last turn; the few that differ (the one whose breakpoint
+  moved on, the one that carries the mark where the last batch ended) are done again one by
+  one, and the new ones at the end. More than ``REPLACED`` differ (messages removed, inserted
+  or reordered): everything from the first of them is done again. A list cut short keeps
+  what it still shares;
+- the ledger: a decision recorded since last turn for an older result (an old result cleared
+  by hand, say) changes the message holding it, which is done again; everything is, when the
+  ledger is another one;
 - the pipeline's own output: a history that a batch of clearing rewrote (the same messages,
   at most ``REPLACED`` of them replaced) is taken as that turn's, its decisions applied in it;
   one that a layer rewrote otherwise (snip, a summary) is marked whole, and nothing of that
@@ -54,8 +53,7 @@ from typing import Any, Protocol, TypeVar
 from .permessage import PerMessage
 
 Messages = list[dict[str, Any]]
-LOOKBACK = 8  # how far back from last turn's newest message the prefix may end
-REPLACED = 64  # replaced messages up to which an estimate is the running sum corrected
+REPLACED = 64  # messages replaced up to which the others are taken from last turn
 
 
 class Ledger(Protocol):
@@ -126,13 +124,18 @@ class Prepared:
 
     def apply(self, messages: Messages, ledger: Ledger) -> Messages:
         """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
-        keep = self._unchanged(messages, ledger)
+        keep, redo = self._unchanged(messages, ledger)
         self.given = list(messages)
-        self.applied = self.applied[:keep] + self.full_apply(messages[keep:], ledger)
+        applied = self.applied[:keep]
+        for i in redo:
+            applied[i] = self.full_apply([messages[i]], ledger)[0]
+            self.shares[i] = self.share(applied[i])
+        self.applied = applied + self.full_apply(messages[keep:], ledger)
         del self.shares[keep:]
         self.shares.extend(map(self.share, self.applied[keep:]))
-        self._sum_from(keep)
-        del self.marked[keep:]
+        first = redo[0] if redo else keep
+        self._sum_from(first)
+        del self.marked[first:]
         self.ledger, self.recorded, self.redone = ledger, len(ledger.recorded), keep
         return self.applied
 
@@ -207,16 +210,23 @@ class Prepared:
         del self.totals[start:]
         self.totals.extend(running)
 
-    def _unchanged(self, messages: Messages, ledger: Ledger) -> int:
-        """How many leading messages can be taken from last turn (see the module docs)."""
-        newest = min(len(self.given), len(messages)) - 1
-        keep = next((k for k in range(newest, max(newest - LOOKBACK, 0), -1)
-                     if messages[:k] == self.given[:k]), 0)
+    def _unchanged(self, messages: Messages, ledger: Ledger) -> tuple[int, list[int]]:
+        """How many leading messages can be taken from last turn, and which of them must be
+        done again, in order (see the module docs)."""
         if ledger is not self.ledger:
-            return 0
+            return 0, []
+        shared = min(len(self.given), len(messages))
+        differ = {i for i, (a, b) in enumerate(zip(messages[:shared], self.given[:shared],
+                                                   strict=True)) if a is not b and a != b}
         changed = set(ledger.recorded[self.recorded:])
-        return next((i for i, m in enumerate(messages[:keep]) if _holds(m, changed)), keep) \
-            if changed else keep
+        changed -= {b.get("tool_use_id") for m in messages[shared:]
+                    if not isinstance(m["content"], str) for b in m["content"]}
+        if changed:  # a decision on an older result: the message holding it
+            differ |= {i for i, m in enumerate(messages[:shared]) if _holds(m, changed)}
+        redo = sorted(differ)
+        if len(redo) > REPLACED:
+            return redo[0], []
+        return shared, redo
 
 
 def _holds(message: dict[str, Any], ids: set[str]) -> bool:

@@ -79,8 +79,9 @@ def test_a_normal_turn_works_only_on_the_new_messages(tmp_path: Path) -> None:
             preview = f"[part {n} saved to disk]"
             ledger.record(f"toolu_{n}", preview, "offload")
             user["content"][0]["content"] = preview
+        before = len(ledger.given)
         history = _check(prepared, ledger, history + [assistant, user])
-        assert ledger.given[-1] == 3  # last turn's newest message and the new round
+        assert sum(ledger.given[before:]) == 2  # the new round alone
 
 
 def test_decisions_already_in_place_are_shared_not_copied(tmp_path: Path) -> None:
@@ -127,32 +128,38 @@ def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any
     ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     changed = change(history)
+    before = len(ledger.given)
     _check(prepared, ledger, changed + _round(10))
-    first = next(i for i, (a, b) in enumerate(zip(changed, history, strict=False)) if a != b)
-    assert ledger.given[-1] >= len(changed) + 2 - first  # from the change on, all of it again
+    differ = sum(a != b for a, b in zip(changed, history, strict=False))
+    assert differ > 0  # each message that differs, done again alone, and the new round
+    assert sum(ledger.given[before:]) == differ + len(changed) + 2 - min(len(changed),
+                                                                         len(history))
 
 
 def test_a_list_cut_short_keeps_what_it_still_shares(tmp_path: Path) -> None:
     ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
+    before = len(ledger.given)
     _check(prepared, ledger, history[:-2])
-    assert ledger.given[-1] == 1  # its newest message, which now carries the breakpoint
+    assert sum(ledger.given[before:]) == 0  # every message it keeps was done last turn
 
 
 def test_equal_copies_count_as_unchanged(tmp_path: Path) -> None:
     ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
+    before = len(ledger.given)
     _check(prepared, ledger, copy.deepcopy(history) + _round(10))
-    assert ledger.given[-1] == 3
+    assert sum(ledger.given[before:]) == 2  # the new round alone
 
 
 def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
     ledger, prepared = _Counting(tmp_path), _incremental()
     history = _check(prepared, ledger, _history(10))
     ledger.record("toolu_2", "[cleared by hand]", "microcompact")
+    before = len(ledger.given)
     applied = _check(prepared, ledger, history + _round(10))
     assert applied[6]["content"][0]["content"] == "[cleared by hand]"
-    assert ledger.given[-1] == len(history) + 2 - 6  # done again from the message holding it
+    assert ledger.given[before:] == [1, 2]  # the message holding it, then the new round
 
 
 def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
@@ -169,12 +176,13 @@ def test_marking_matches_mark_newest_and_shares_the_old_messages(tmp_path: Path)
     sent = prepared.mark(prepared.apply(_history(10), ledger))
     for n in range(10, 20):
         history = sent + _round(n)  # the loop appends to what was sent
+        before = len(ledger.given)
         applied = prepared.apply(history, ledger)
         marked = prepared.mark(applied)
         assert marked == mark_newest(applied)
         assert all(a is b for a, b in zip(marked[:-3], sent[:-3], strict=False))
         if n > 10:  # the first turn turned the task's text into a block: all of it again
-            assert ledger.given[-1] == 5  # the breakpoint's old and new places, the round
+            assert sum(ledger.given[before:]) == 4  # the breakpoint's two places, the round
         sent = marked
 
 
@@ -209,12 +217,14 @@ def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
         assistant, user = _round(n, size=300 if n % 2 else 20)  # every other one offloaded
         session.tool_names[f"toolu_{n}"] = "run_command"
         user["content"] = layer.admit(user["content"], session)
+        before = len(applied)
         history = layer.prepare(history + [assistant, user], session)
+        turn = applied[before:]
         fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000,
                          band=False)  # not wrapped
         assert fresh.prepare(list(history), _session(tmp_path, sim)) == history
-        if n > 20:
-            assert applied[-2] == 5  # this layer's turn: only the newest messages
+        if n > 20:  # this layer's turn: the breakpoint's two places, the round
+            assert sum(turn) == 4
     assert {e["layer"] for e in session.events} == {"offload"}  # no other layer ran
 
 
