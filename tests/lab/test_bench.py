@@ -102,8 +102,7 @@ def test_report_keys_ratios_by_size_and_fits_the_exponent() -> None:
                                                               rel=1e-3)
     expected = fit.exponent([p["tokens"] for p in points], [p["layer_s"] for p in points])
     assert built["exponent"] == pytest.approx(expected, rel=1e-3)
-    assert built["ok"] and [t["met"] for t in built["targets"]] == [True, True, True, None,
-                                                                    None, None]
+    assert built["ok"] and [t["met"] for t in built["targets"]] == [True] * 3 + [None] * 5
     json.dumps(built)  # a JSON document, nothing else
 
 
@@ -127,7 +126,7 @@ def test_the_band_targets_ask_for_batches_and_a_cheap_turn(batches: int, ratio: 
             "overhead_ratio": ratio, "batches": batches, "count_calls": 0, "turns": 15}
     built = report.assemble([_point(10_000, 1e-4)], [], None, model=turns.MODEL, turns=1,
                             band=band)
-    assert [t["met"] for t in built["targets"][4:]] == met and built["band"] == band
+    assert [t["met"] for t in built["targets"][6:]] == met and built["band"] == band
     assert built["ok"] is all(met)
 
 
@@ -135,7 +134,7 @@ def test_report_flags_missed_and_unmeasured_targets() -> None:
     slow = report.assemble([_point(10_000, 0.001), _point(200_000, 0.05)], [], None,
                            model=turns.MODEL, turns=1)
     assert not slow["ok"]
-    assert [t["met"] for t in slow["targets"]] == [False, False, True, None, None, None]
+    assert [t["met"] for t in slow["targets"]] == [False, False, True] + [None] * 5
     small = report.assemble([_point(10_000, 0.001)], [], None, model=turns.MODEL, turns=1)
     assert small["ok"] and small["exponent"] is None
     assert [t["met"] for t in small["targets"]][:2] == [None, None]
@@ -153,6 +152,36 @@ def test_the_replay_target_is_linear_growth(growth: float, met: bool) -> None:
                             replays=replays)
     assert built["targets"][3]["limit"] == report.REPLAY_LIMIT == 1.1
     assert built["targets"][3]["met"] is met
+
+
+@pytest.mark.parametrize(("seconds", "met"), [(2.9, True), (3.0, True), (3.5, False)])
+def test_a_thousand_requests_replay_in_three_seconds(seconds: float, met: bool) -> None:
+    sessions = [{"requests": n, "cpu_seconds": seconds * n / 1_000, "seconds": 1.0,
+                 "events": 0, "violations": 0} for n in (250, 1_000)]
+    replays = {"stage": 5, "sessions": sessions, "exponent": 1.0}
+    built = report.assemble([_point(10_000, 1e-4)], [], None, model=turns.MODEL, turns=1,
+                            replays=replays)
+    assert built["targets"][4]["value"] == seconds and built["targets"][4]["met"] is met
+
+
+def test_the_logs_are_replayed_at_stages_1_and_5(tmp_path) -> None:
+    from ctxlab.bench.logs import log_replays
+    from ctxlab.replay.synthetic import synthetic_log
+
+    synthetic_log(tmp_path / "a.jsonl", 12, seed=0, result_words=200)
+    measured = log_replays([tmp_path], repeats=1)
+    assert [r["stage"] for r in measured["stages"]] == [1, 5]
+    assert all(r["requests"] == 12 for r in measured["stages"]) and measured["logs"] == 1
+    assert measured["ratio"] == pytest.approx(
+        measured["stages"][1]["cpu_seconds"] / measured["stages"][0]["cpu_seconds"])
+    built = report.assemble([_point(10_000, 1e-4)], [], None, model=turns.MODEL, turns=1,
+                            logs=measured)
+    assert built["targets"][5]["met"] is (measured["ratio"] <= 2.0)
+
+
+def test_a_missing_logs_folder_is_a_clear_error(tmp_path, capsys) -> None:
+    assert cli.main(["bench", "--logs", str(tmp_path / "none"), "--sizes", "5K,8K"]) == 2
+    assert "does not exist" in capsys.readouterr().err
 
 
 def test_replay_times_replays_every_length() -> None:

@@ -12,6 +12,7 @@ This package measures that, side by side in one process:
   turn);
 - ``runs``: one whole run per stage on a scenario, and the process's peak memory;
 - ``replay``: whole replays of synthetic session logs of growing length (issue 16);
+- ``logs``: stage 5 against stage 1 replaying real session logs, CPU per request (issue 49);
 - ``fit``: how each cost grows with the size (the exponent of a power law);
 - ``report``: the JSON document, the targets and the tables.
 
@@ -22,10 +23,12 @@ Claude's tokenizer.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from ..runner import load_stage
 from .band import band_turns
+from .logs import log_replays
 from .replay import REQUESTS, replay_times
 from .report import RATIO_SIZE, assemble, show
 from .runs import peak_rss_mb, whole_runs
@@ -39,9 +42,10 @@ SCENARIO = "long-task"
 
 def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int = 5,
               stages: Sequence[int] = STAGES, scenario: str = SCENARIO, seed: int = 0,
-              replay_requests: Sequence[int] = REQUESTS,
+              replay_requests: Sequence[int] = REQUESTS, logs: Sequence[Path] = (),
               progress: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Run every measurement and return the report (see ``report.assemble``)."""
+    """Run every measurement and return the report (see ``report.assemble``); ``logs``:
+    folders or files of real session logs to replay at stages 1 and 5, if any."""
     note = progress or (lambda _: None)
     stage = load_stage(5)
     overhead = overhead_tokens()
@@ -61,8 +65,12 @@ def run_bench(sizes: Sequence[int] = SIZES, *, turns: int = TURNS, repeats: int 
                           repeats=repeats)
     note("replaying synthetic sessions …")
     replays = replay_times(replay_requests, seed=seed) if replay_requests else None
+    real = None
+    if logs:
+        note("replaying the session logs at stages 1 and 5 …")
+        real = log_replays(logs)
     return assemble(points, runs, peak_rss_mb(), model=MODEL, turns=turns, replays=replays,
-                    band=band)
+                    band=band, logs=real)
 
 
 __all__ = ["REQUESTS", "SCENARIO", "SIZES", "STAGES", "TURNS", "run_bench", "show"]

@@ -37,6 +37,7 @@ RATIO_LIMIT = 0.02
 EXPONENT_LIMIT = 0.2  # strictly below
 REPLAY_LIMIT = 1.1  # replay time against session length: 1 is linear, 2 quadratic
 REPLAY_REQUESTS = 1_000  # the session whose replay time is reported
+REPLAY_SECONDS = 3.0  # its CPU time at stage 5 (issue 49)
 
 
 def _round(value: Any) -> Any:
@@ -51,10 +52,13 @@ def _round(value: Any) -> Any:
 
 
 def targets(points: list[dict[str, Any]], growth: float | None,
-            replays: dict[str, Any] | None = None,
-            band: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+            replays: dict[str, Any] | None = None, band: dict[str, Any] | None = None,
+            logs: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Each target with its measured value; ``met`` is None when it was not measured."""
     replay = None if replays is None else replays["exponent"]
+    timed = next((r["cpu_seconds"] for r in (replays or {}).get("sessions", [])
+                  if r["requests"] == REPLAY_REQUESTS), None)
+    ratio_logs = None if logs is None else logs["ratio"]
     acting = None if band is None else band["overhead_ratio"]
     at = next((p for p in points if p["target"] == RATIO_SIZE), None)
     ratio = at["overhead_ratio"] if at else None
@@ -72,6 +76,14 @@ def targets(points: list[dict[str, Any]], growth: float | None,
         {"target": f"replay time grows at most like requests^{REPLAY_LIMIT} (issue 16)",
          "value": replay, "limit": REPLAY_LIMIT,
          "met": None if replay is None else replay <= REPLAY_LIMIT},
+        {"target": f"a synthetic {REPLAY_REQUESTS:,}-request session replays at stage 5 in "
+                   f"at most {REPLAY_SECONDS:g} s of CPU (issue 49)",
+         "value": timed, "limit": REPLAY_SECONDS,
+         "met": None if timed is None else timed <= REPLAY_SECONDS},
+        {"target": "replaying the session logs given (--logs): stage 5's CPU against stage "
+                   "1's (issue 49)",
+         "value": ratio_logs, "limit": None if logs is None else logs["limit"],
+         "met": None if logs is None else logs["met"]},
         {"target": "the band acts on the turns it is timed on (batches > 0)",
          "value": None if band is None else band["batches"], "limit": 1,
          "met": None if band is None else band["batches"] > 0},
@@ -84,12 +96,12 @@ def targets(points: list[dict[str, Any]], growth: float | None,
 
 def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
              memory_mb: float | None, *, model: str, turns: int,
-             replays: dict[str, Any] | None = None,
-             band: dict[str, Any] | None = None) -> dict[str, Any]:
+             replays: dict[str, Any] | None = None, band: dict[str, Any] | None = None,
+             logs: dict[str, Any] | None = None) -> dict[str, Any]:
     """The whole report as one JSON-ready dict."""
     sizes = [p["tokens"] for p in points]
     growth = exponent(sizes, [p["layer_s"] for p in points])
-    checks = targets(points, growth, replays, band)
+    checks = targets(points, growth, replays, band, logs)
     split = line(sizes, [p["layer_s"] for p in points])
     tokenize_per_token = sum(p["full_tokenize_s"] / p["tokens"] for p in points) / max(
         len(points), 1)
@@ -110,6 +122,7 @@ def assemble(points: list[dict[str, Any]], runs: list[dict[str, Any]],
         "runs": runs,
         "replays": replays,
         "band": band,
+        "logs": logs,
         "memory": {"peak_rss_mb": memory_mb, "scope": "whole process, at the end of the run"},
         "targets": checks,
         "ok": all(c["met"] is not False for c in checks),
@@ -182,6 +195,11 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
                       f"{band['turns']} turns")
     if report.get("replays"):
         _replays(report["replays"], console)
+    if report.get("logs"):
+        logs = report["logs"]
+        console.print(f"replaying {logs['logs']} session logs: " + ", ".join(
+            f"stage {r['stage']} {r['cpu_per_request_ms']:.2f} ms of CPU per request"
+            for r in logs["stages"]) + f" ({logs['ratio']:.2f}×)")
     peak = report["memory"]["peak_rss_mb"]
     console.print(f"peak memory (whole process): {'—' if peak is None else f'{peak:,.0f} MB'}")
     checks = compact_table(title="Targets")
@@ -191,7 +209,8 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
         value = c["value"]
         shown = f"{value:.2%}" if isinstance(value, float) and c["limit"] == RATIO_LIMIT \
             else f"{value:.2f}" if isinstance(value, float) else str(value)
-        limit = f"{c['limit']:.0%}" if c["limit"] == RATIO_LIMIT else str(c["limit"])
+        limit = f"{c['limit']:.0%}" if c["limit"] == RATIO_LIMIT else \
+            "—" if c["limit"] is None else str(c["limit"])
         met = {True: "[green]yes[/]", False: "[bold red]no[/]", None: "not measured"}[c["met"]]
         checks.add_row(c["target"], "—" if value is None else shown, limit, met)
     console.print(checks)

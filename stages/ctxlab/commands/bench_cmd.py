@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from rich.console import Console
 
 from ..bench import REQUESTS, SIZES, STAGES, TURNS, run_bench, show
 from ..bench.turns import MODEL
+from ..replay.discover import DiscoveryError, find_logs
 from ..scenarios import ScenarioError, load
 from .common import UserError, add_rot_option, positive_int, print_json
 
@@ -81,6 +83,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--replays", type=_replays, default=list(REQUESTS),
                         help="lengths in requests of the synthetic sessions replayed, or none "
                              f"(default {','.join(map(str, REQUESTS))})")
+    parser.add_argument("--logs", type=Path, nargs="+", default=[], metavar="PATH",
+                        help="session logs (files or folders) to replay at stages 1 and 5: "
+                             "stage 5's CPU per request against stage 1's")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     add_rot_option(parser)
@@ -88,6 +93,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        find_logs(args.logs)
+    except DiscoveryError as error:
+        raise UserError(str(error)) from None
     if args.stages:
         try:
             load(args.scenario)
@@ -97,7 +106,8 @@ def run(args: argparse.Namespace) -> int:
     with status.status(f"benchmarking ({MODEL}) …") as spinner:
         report = run_bench(args.sizes, stages=args.stages, scenario=args.scenario,
                            turns=max(1, args.turns), seed=args.seed,
-                           replay_requests=args.replays, progress=spinner.update)
+                           replay_requests=args.replays, logs=args.logs,
+                           progress=spinner.update)
     if args.json:
         print_json(report)
     else:
