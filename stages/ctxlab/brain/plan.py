@@ -78,7 +78,8 @@ def decide(scenario: Scenario, seen: Visible) -> Action:
 def nothing_new(seen: Visible, call: Call) -> bool:
     """Whether ``call`` was made again and its latest result in view reads as the one before:
     fetching it once more would bring nothing the agent does not hold (a missed fact is then
-    not lost from view but not recognised, and the agent goes on without it, §4)."""
+    not lost from view but not recognised: the call is left out of a fetch again, and when
+    every call is, the agent goes on without it, §4)."""
     texts = [seen.results[cid][0] for cid, made in seen.calls
              if made.key == call.key and cid in seen.results]
     return len(texts) >= 2 and texts[-1] == texts[-2]
