@@ -21,7 +21,7 @@ real agent do). A miss looks like absence: the plan fetches the fact again (``pl
 each call of the fetch but one whose last fetch brought nothing new (``plan.nothing_new``);
 when that is every call, it goes on. In the 39 calibration logs no in-view re-read of a file
 with the same arguments follows a re-read of it with nothing changed in between: the five
-re-reads that follow a re-read are ranges of the file, each another part of it.
+re-reads that follow a re-read are ranges of the file, each with another offset or limit.
 ``--rot off`` (``switched(False)``) turns the misses off for a process; a view built without a
 layout (no ``spans``) is read as before, every visible fact found.
 """
