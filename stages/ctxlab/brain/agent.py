@@ -20,7 +20,7 @@ from ..sim import ModelView, Reply
 from . import delegate, habits, parallel, probe, rereads, retrieval, summary, workset
 from .calls import CallLog
 from .habits import Behaviour
-from .plan import Action, decide, group, is_done, nothing_new, variant
+from .plan import Action, decide, group, is_done, variant, without_repeats
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
 
@@ -132,9 +132,9 @@ class Brain:
             fetch = decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
             if not fetch.calls:
                 return fetch
-            fresh = tuple(call for call in fetch.calls if not nothing_new(seen, call))
-            if fresh:  # a call whose last fetch read as the one before is not made again
-                return dataclasses.replace(fetch, calls=fresh)
+            fresh = without_repeats(fetch, seen)  # a call whose last fetch read as the one
+            if fresh is not None:  # before is not made again
+                return fresh
             # its last fetch of each brought back what was already in view: it goes on without
         rate = self.behaviour.reread_in_view_rate
         more = itertools.takewhile(  # a batch stops short of a step due a re-read
