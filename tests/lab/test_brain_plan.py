@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from ctxlab.brain import Brain
+from ctxlab.brain.plan import Action, fetching, without_repeats
+from ctxlab.brain.visible import Visible
 from ctxlab.scenarios import TOOL_FIELDS, Call, Scenario, load, opening
 from ctxlab.sim import ModelView, Reply
 
@@ -245,3 +247,19 @@ def test_breakpoints_change_neither_the_answer_nor_its_ids() -> None:
     assert marked.digest == plain.digest
     other = view([opening(scenario)], system="Be very careful.")
     assert other.digest != plain.digest  # what the model does see still counts
+
+
+def test_a_fetch_again_keeps_only_the_calls_that_may_bring_something_new() -> None:
+    """A call whose latest result reads as the one before is left out (``nothing_new``); a
+    fetch that loses its read of an offloaded copy is a plain fetch again, and one that loses
+    every call is None (the agent goes on)."""
+    step = load("chinese-code").steps[-2]
+    saved = Call("read_file", {"path": ".task_outputs/toolu_1.txt"})
+    run = Call("run_command", {"command": "python3 check.py"})
+    seen = Visible(calls=[("a", saved), ("b", saved), ("c", run)],
+                   results={"a": ("same", False), "b": ("same", False), "c": ("FAIL x", False)})
+    assert without_repeats(fetching((saved, run), step), seen) == Action("refetch", (run,), step)
+    assert fetching((saved, run), step).kind == "recover"
+    seen.calls.append(("d", run))
+    seen.results["d"] = ("FAIL x", False)
+    assert without_repeats(fetching((saved, run), step), seen) is None

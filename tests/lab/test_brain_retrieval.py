@@ -13,6 +13,7 @@ from collections import Counter
 from itertools import groupby
 
 import pytest
+from test_brain_parallel import batches
 
 from ctxlab import models, needle, runner, scenarios
 from ctxlab.brain import retrieval
@@ -313,3 +314,26 @@ def test_a_fetch_that_brings_nothing_new_is_not_repeated() -> None:
     reads = [(c["name"], c["input_hash"]) for r in result.records for c in r.tool_calls]
     in_a_row = max(sum(1 for _ in group) for _, group in groupby(reads))
     assert in_a_row <= 2
+
+
+def test_a_fetch_again_leaves_out_only_the_calls_that_brought_nothing_new(monkeypatch) -> None:
+    """chinese-code with a model that never finds the manual's latent fact and, once the
+    manual is read twice, misses the code's line too: the fetch again is then the manual and
+    inventory.py; the manual's last read was as the one before, so only inventory.py is read
+    again (no real session shows a third read of an unchanged file with the same arguments,
+    ``tests/reliability/test_calibrate_real.py``), and once both read as before it goes on."""
+
+    def lapses(view, seed, needs, **_):
+        manual = sum(b.get("input", {}).get("path") == "docs/operations-manual.md"
+                     for m in view.messages if m["role"] == "assistant" for b in m["content"]
+                     if b.get("type") == "tool_use")
+        missed = {"cycle"} | ({"bug"} if manual >= 2 else set())
+        return [retrieval.Miss(f, 0.5, 0.5, 1000, k) for f, (_, k) in needs.items()
+                if f in missed], []
+
+    monkeypatch.setattr(retrieval, "look", lapses)
+    scenario = scenarios.load("chinese-code")
+    made = [c for batch in batches(scenario) for c in batch]
+    reads = Counter(c.input["path"] for c in made if c.tool == "read_file")
+    assert reads["docs/operations-manual.md"] == 2 and reads["inventory.py"] == 2
+    assert made[-2].tool == "edit_file" and made[-1] == scenario.steps[-1].call

@@ -20,7 +20,7 @@ from ..sim import ModelView, Reply
 from . import delegate, habits, parallel, probe, rereads, retrieval, summary, workset
 from .calls import CallLog
 from .habits import Behaviour
-from .plan import Action, decide, group, is_done, nothing_new, variant
+from .plan import Action, decide, group, is_done, variant, without_repeats
 from .request import SummaryRequest, find_request, parse
 from .visible import Finder, Visible, scan
 
@@ -114,8 +114,10 @@ class Brain:
 
     def _decide(self, view: ModelView, seen: Visible, *, seek: bool = True) -> Action:
         """The plan's next action, given the facts of its step that the agent finds (§4): a
-        missed fact is treated as absent, so it is fetched again. ``seek``: False when no
-        fact is looked for (a summary request), so nothing is drawn."""
+        missed fact is treated as absent, so it is fetched again, each call of the fetch but
+        one whose last result read as the one before (``nothing_new``): an unchanged file is
+        not read a third time in a row. ``seek``: False when no fact is looked for (a summary
+        request), so nothing is drawn."""
         action = decide(self.scenario, seen)
         if action.kind != "step" or action.step is None or not seek:
             return action
@@ -128,8 +130,11 @@ class Brain:
             self.misses += lost
             gone = {needs[miss.fact][0] for miss in lost}
             fetch = decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
-            if not (fetch.calls and all(nothing_new(seen, call) for call in fetch.calls)):
+            if not fetch.calls:
                 return fetch
+            fresh = without_repeats(fetch, seen)  # a call whose last fetch read as the one
+            if fresh is not None:  # before is not made again
+                return fresh
             # its last fetch of each brought back what was already in view: it goes on without
         rate = self.behaviour.reread_in_view_rate
         more = itertools.takewhile(  # a batch stops short of a step due a re-read

@@ -9,7 +9,7 @@ A tempting step breaks its constraint exactly when the constraint's text is not 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..scenarios import Call, Scenario, Step
 from .visible import Pointer, Visible
@@ -70,18 +70,37 @@ def decide(scenario: Scenario, seen: Visible) -> Action:
     target = group(steps, min(start, len(steps) - 1))
     fetches = _fetches(scenario, seen, target)
     if fetches:
-        recovering = any(call.target.startswith(".task_outputs/") for call in fetches)
-        return Action("recover" if recovering else "refetch", tuple(fetches), target[0])
+        return fetching(tuple(fetches), target[0])
     return Action("step", tuple(variant(step, seen) for step in target), target[0])
+
+
+def fetching(calls: tuple[Call, ...], step: Step) -> Action:
+    """The action that makes ``calls`` to bring back what ``step`` needs: ``recover`` when one
+    reads an offloaded copy, else ``refetch``."""
+    recovering = any(call.target.startswith(".task_outputs/") for call in calls)
+    return Action("recover" if recovering else "refetch", calls, step)
 
 
 def nothing_new(seen: Visible, call: Call) -> bool:
     """Whether ``call`` was made again and its latest result in view reads as the one before:
     fetching it once more would bring nothing the agent does not hold (a missed fact is then
-    not lost from view but not recognised, and the agent goes on without it, §4)."""
+    not lost from view but not recognised: the call is left out of a fetch again, and when
+    every call is, the agent goes on without it, §4)."""
     texts = [seen.results[cid][0] for cid, made in seen.calls
              if made.key == call.key and cid in seen.results]
     return len(texts) >= 2 and texts[-1] == texts[-2]
+
+
+def without_repeats(action: Action, seen: Visible) -> Action | None:
+    """``action`` without the calls that would bring nothing new (``nothing_new``), or None
+    when none is left. In the calibration logs no re-read of a file with the same arguments
+    follows a re-read of it with nothing changed in between (``retrieval``)."""
+    fresh = tuple(call for call in action.calls if not nothing_new(seen, call))
+    if not fresh:
+        return None
+    if action.kind in ("refetch", "recover") and action.step is not None:
+        return fetching(fresh, action.step)
+    return replace(action, calls=fresh)
 
 
 def pending(scenario: Scenario, seen: Visible) -> list[Step]:

@@ -18,7 +18,10 @@ A re-read supersedes (``Changed``): a copy inside an older read of a file that a
 view shows without the fact is not a chance any more; the agent notices that the file changed
 and looks for what it needs in the newest read (as Claude Code's read-before-edit rule makes a
 real agent do). A miss looks like absence: the plan fetches the fact again (``plan.decide``),
-unless its last fetch of that call brought nothing new (``plan.nothing_new``): it goes on.
+each call of the fetch but one whose last fetch brought nothing new (``plan.nothing_new``);
+when that is every call, it goes on. In the 39 calibration logs no in-view re-read of a file
+with the same arguments follows a re-read of it with nothing changed in between: the five
+re-reads that follow a re-read are ranges of the file, each with another offset or limit.
 ``--rot off`` (``switched(False)``) turns the misses off for a process; a view built without a
 layout (no ``spans``) is read as before, every visible fact found.
 """
