@@ -50,6 +50,7 @@ from collections.abc import Callable
 from itertools import accumulate
 from typing import Any, Protocol, TypeVar
 
+from .batchcheck import check_changed
 from .permessage import PerMessage
 
 Messages = list[dict[str, Any]]
@@ -85,6 +86,8 @@ def incremental(layer: L) -> L:
         prepared.estimate, prepared.mark)
     if hasattr(layer, "estimate_part"):
         layer.estimate_part = prepared.estimate_part
+    if hasattr(layer, "check"):
+        layer.check = functools.partial(check_changed, layer.check, prepared)
     for read in READS:
         if hasattr(layer, read):  # the band's reads, where the layer has them
             setattr(layer, read, PerMessage(getattr(layer, read),
@@ -148,7 +151,7 @@ class Prepared:
         """``estimate(messages)``, from the running sum when ``messages`` is what ``apply``
         returned last, or that with a few messages replaced (a batch of clearing: the sum
         plus what each replacement changed)."""
-        swapped = self._swapped(messages)
+        swapped = self.swapped(messages)
         if swapped is None:
             return self.full_estimate(messages)
         return self.total(self.totals[-1] + sum(
@@ -172,7 +175,7 @@ class Prepared:
         replaced) is taken as what ``apply`` returned (``_adopt``); one that a layer rewrote
         otherwise is marked whole, and nothing of this turn is kept for the next."""
         if messages is not self.applied:
-            swapped = self._swapped(messages)
+            swapped = self.swapped(messages)
             if swapped is None:
                 self.given = []
                 return self.full_mark(messages)
@@ -180,7 +183,7 @@ class Prepared:
         self.marked += self.full_mark(self.applied[len(self.marked):])
         return list(self.marked)  # a copy: the caller appends to it
 
-    def _swapped(self, messages: Messages) -> list[int] | None:
+    def swapped(self, messages: Messages) -> list[int] | None:
         """Where ``messages`` replaces a message of what ``apply`` returned last, or None when
         it is not that history with at most ``REPLACED`` messages replaced."""
         if not self.totals or len(messages) != len(self.applied):

@@ -244,6 +244,11 @@ class Pipeline(BandClearing):
         """The plain estimate of the messages alone (§9.5)."""
         return estimate_tokens(messages)
 
+    def check(self, messages: Messages) -> None:
+        """Raise ``InvalidHistory`` when ``messages``, a layer's output, break an API rule: it
+        is checked before it is sent (§9.2)."""
+        assert_messages_valid(messages)
+
     def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
         """The plain estimate of ``messages[start:stop]``."""
         return self.estimate(messages[start:stop])
@@ -348,7 +353,7 @@ class Pipeline(BandClearing):
         if after == before:
             return before, size
         after = self.user_texts.reinject(after)
-        assert_messages_valid(after)
+        self.check(after)
         self.calibration.changed()
         was = self.sized
         now = self.measure(after, session, edges)

@@ -86,3 +86,31 @@ def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path
     assert prepared.estimate_part(applied, 10, 30) == estimate_tokens(applied[10:30])
     assert prepared.estimate_part(applied, 30) == estimate_tokens(applied[30:])
     assert prepared.estimate_part(applied, 5, 5) == 0
+
+
+def test_a_batch_that_changed_only_results_is_not_checked_again(tmp_path: Path) -> None:
+    """The API-rule check looks at roles and at calls and results by id and place: a batch
+    that changed only results' text leaves nothing for it to find; any other change to the
+    history is checked whole."""
+    from ctxlab.batchcheck import check_changed
+
+    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
+                        mark_newest, share=message_tokens, total=request_tokens)
+    applied = prepared.apply(_history(10), Ledger(tmp_path))
+    checked: list[int] = []
+
+    def whole(messages: Messages) -> None:
+        checked.append(len(messages))
+
+    cleared = list(applied)
+    cleared[2] = dict(cleared[2], content=[dict(cleared[2]["content"][0], content="[cleared]")])
+    check_changed(whole, prepared, cleared)
+    assert checked == []
+    broken = list(applied)
+    broken[2] = dict(broken[2], content=[])  # its call left without a result
+    check_changed(whole, prepared, broken)
+    renamed = list(applied)
+    renamed[2] = dict(renamed[2], content=[dict(renamed[2]["content"][0], tool_use_id="x")])
+    check_changed(whole, prepared, renamed)
+    check_changed(whole, prepared, applied[:-2])  # another length: a layer cut it
+    assert checked == [len(applied)] * 2 + [len(applied) - 2]
