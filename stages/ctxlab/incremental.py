@@ -90,8 +90,8 @@ def incremental(layer: L) -> L:
         layer.check = functools.partial(check_changed, layer.check, prepared)
     for read in READS:
         if hasattr(layer, read):  # the band's reads, where the layer has them
-            setattr(layer, read, PerMessage(getattr(layer, read),
-                                            key=lambda: getattr(layer, "terms", None)))
+            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
+                getattr, layer, "terms", None)))  # a partial, not a lambda: runs are pickled
     return layer
 
 

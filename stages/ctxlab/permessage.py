@@ -24,7 +24,7 @@ class PerMessage:
     call's history (``identical_prefix``) is taken whole; the rest, message by message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
-                 key: Callable[[], object] = lambda: None) -> None:
+                 key: Callable[[], object] | None = None) -> None:
         self.read, self.key = read, key
         self.known: dict[int, tuple[dict[str, Any], list[Any]]] = {}
         self.keyed: object = None
@@ -33,7 +33,7 @@ class PerMessage:
         self.answer: list[Any] = []
 
     def __call__(self, messages: Messages) -> list[Any]:
-        key = self.key()
+        key = self.key() if self.key is not None else None
         if key != self.keyed:
             self.known, self.keyed, self.given = {}, key, []
         keep = identical_prefix(self.given, messages)
