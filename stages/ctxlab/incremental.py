@@ -18,11 +18,11 @@ What is checked before anything is reused:
 
 - the messages: the history given is compared with last turn's position by position, object
   by object (a pointer comparison per message; by value only where the object differs). The
-  messages found equal are taken from last turn; the few that differ (the one whose breakpoint
-  moved on, the one that carries the mark where the last batch ended) are done again one by
-  one, and the new ones at the end. More than ``REPLACED`` differ (messages removed, inserted
-  or reordered): everything from the first of them is done again. A list cut short keeps
-  what it still shares;
+  messages found equal are taken from last turn; last turn's newest message (its breakpoint
+  moves on) and the few that differ (the one that carries the mark where the last batch
+  ended) are done again one by one, and the new ones at the end. More than ``REPLACED``
+  differ (messages removed, inserted or reordered): everything from the first of them is
+  done again. A list cut short keeps what it still shares;
 - the ledger: a decision recorded since last turn for an older result (an old result cleared
   by hand, say) changes the message holding it, which is done again; everything is, when the
   ledger is another one;
@@ -221,6 +221,8 @@ class Prepared:
         shared = min(len(self.given), len(messages))
         differ = {i for i, (a, b) in enumerate(zip(messages[:shared], self.given[:shared],
                                                    strict=True)) if a is not b and a != b}
+        if 0 < shared == len(self.given):  # last turn's newest: its breakpoint moves on
+            differ.add(shared - 1)
         changed = set(ledger.recorded[self.recorded:])
         changed -= {b.get("tool_use_id") for m in messages[shared:]
                     if not isinstance(m["content"], str) for b in m["content"]}

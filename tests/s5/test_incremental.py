@@ -81,7 +81,7 @@ def test_a_normal_turn_works_only_on_the_new_messages(tmp_path: Path) -> None:
             user["content"][0]["content"] = preview
         before = len(ledger.given)
         history = _check(prepared, ledger, history + [assistant, user])
-        assert sum(ledger.given[before:]) == 2  # the new round alone
+        assert sum(ledger.given[before:]) == 3  # last turn's newest, the new round
 
 
 def test_decisions_already_in_place_are_shared_not_copied(tmp_path: Path) -> None:
@@ -132,8 +132,9 @@ def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any
     _check(prepared, ledger, changed + _round(10))
     differ = sum(a != b for a, b in zip(changed, history, strict=False))
     assert differ > 0  # each message that differs, done again alone, and the new round
-    assert sum(ledger.given[before:]) == differ + len(changed) + 2 - min(len(changed),
-                                                                         len(history))
+    newest = len(changed) >= len(history) and changed[len(history) - 1] == history[-1]
+    assert sum(ledger.given[before:]) == differ + newest + len(changed) + 2 - min(
+        len(changed), len(history))  # and last turn's newest, where it is still there
 
 
 def test_a_list_cut_short_keeps_what_it_still_shares(tmp_path: Path) -> None:
@@ -149,7 +150,7 @@ def test_equal_copies_count_as_unchanged(tmp_path: Path) -> None:
     history = _check(prepared, ledger, _history(10))
     before = len(ledger.given)
     _check(prepared, ledger, copy.deepcopy(history) + _round(10))
-    assert sum(ledger.given[before:]) == 2  # the new round alone
+    assert sum(ledger.given[before:]) == 3  # last turn's newest and the new round
 
 
 def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
@@ -159,7 +160,8 @@ def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
     before = len(ledger.given)
     applied = _check(prepared, ledger, history + _round(10))
     assert applied[6]["content"][0]["content"] == "[cleared by hand]"
-    assert ledger.given[before:] == [1, 2]  # the message holding it, then the new round
+    assert ledger.given[before:] == [1, 1, 2]  # the message holding it, last turn's
+    # newest, then the new round
 
 
 def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
@@ -255,3 +257,18 @@ def test_the_wrapped_pipeline_sends_and_reports_what_the_plain_one_does(tmp_path
     assert wrapped == plain and wrapped_events == plain_events
     layers = {e["layer"] for e in plain_events}
     assert {"snip", "microcompact", "summary"} <= layers if not band else "microcompact" in layers
+
+
+@pytest.mark.exercise("5.4")
+def test_a_loop_that_keeps_its_own_history_gets_one_breakpoint(tmp_path: Path) -> None:
+    """A loop may append to its own history rather than to what was sent: last turn's newest
+    message then comes back as it was, and its breakpoint must still move on."""
+    ledger, prepared = _Counting(tmp_path), _incremental()
+    history = _history(10)
+    for n in range(10, 15):
+        marked = prepared.mark(prepared.apply(history, ledger))
+        applied = Ledger.apply(ledger, history)
+        assert marked == mark_newest(applied)
+        assert sum("cache_control" in b for m in marked for b in m["content"]
+                   if isinstance(m["content"], list)) == 1
+        history = history + _round(n)
