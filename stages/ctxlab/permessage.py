@@ -17,16 +17,40 @@ from typing import Any
 Messages = list[dict[str, Any]]
 
 
+class ByObject:
+    """One value per message object, computed once while that object is in the history: an
+    entry keeps its message, so an id reused by a new object is never taken for the old one.
+    ``forget`` drops the entries of messages no longer in the history, once they outnumber
+    it."""
+
+    def __init__(self) -> None:
+        self.known: dict[int, tuple[dict[str, Any], Any]] = {}
+
+    def get(self, message: dict[str, Any], compute: Callable[[dict[str, Any]], Any]) -> Any:
+        """``compute(message)``, the first time this message object is asked for."""
+        entry = self.known.get(id(message))
+        if entry is None or entry[0] is not message:
+            entry = self.known[id(message)] = (message, compute(message))
+        return entry[1]
+
+    def forget(self, messages: Messages) -> None:
+        """Keep only the entries of ``messages``, when the others are many."""
+        if len(self.known) > 2 * len(messages) + 64:
+            self.known = {id(m): e for m in messages
+                          if (e := self.known.get(id(m))) is not None and e[0] is m}
+
+
 class PerMessage:
     """``read(messages)`` for a read whose answer is its answers for each message, in order:
-    each message object is read once, while ``key()`` (what the read depends on besides the
-    messages, the task's words) stays the same. The answer for the messages shared with last
-    call's history (``identical_prefix``) is taken whole; the rest, message by message."""
+    each message object is read once (``ByObject``), while ``key()`` (what the read depends on
+    besides the messages, the task's words) stays the same. The answer for the messages shared
+    with last call's history (``identical_prefix``) is taken whole; the rest, message by
+    message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
                  key: Callable[[], object] | None = None) -> None:
         self.read, self.key = read, key
-        self.known: dict[int, tuple[dict[str, Any], list[Any]]] = {}
+        self.known = ByObject()
         self.keyed: object = None
         self.given: Messages = []  # last call's history
         self.ends: list[int] = []  # where each of its messages' answers ends in ``answer``
@@ -35,20 +59,14 @@ class PerMessage:
     def __call__(self, messages: Messages) -> list[Any]:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
-            self.known, self.keyed, self.given = {}, key, []
+            self.known, self.keyed, self.given = ByObject(), key, []
         keep = identical_prefix(self.given, messages)
-        known = self.known
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
         for message in messages[keep:]:
-            entry = known.get(id(message))
-            if entry is None or entry[0] is not message:
-                entry = known[id(message)] = (message, self.read([message]))
-            self.answer += entry[1]
+            self.answer += self.known.get(message, lambda m: self.read([m]))
             self.ends.append(len(self.answer))
-        if len(known) > 2 * len(messages) + 64:  # forget the messages no longer in the history
-            self.known = {id(m): e for m in messages
-                          if (e := known.get(id(m))) is not None and e[0] is m}
+        self.known.forget(messages)
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
 

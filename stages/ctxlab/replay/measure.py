@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ctxlab.permessage import identical_prefix
+from ctxlab.permessage import ByObject, identical_prefix
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -31,13 +31,15 @@ Message = dict[str, Any]
 THINKING = ("thinking", "redacted_thinking")
 
 
+def _starts_turn(message: Message) -> bool:
+    """Whether ``message`` starts a turn: a user message holding more than tool results."""
+    return message["role"] == "user" and any(b.get("type") != "tool_result"
+                                             for b in as_blocks(message["content"]))
+
+
 def _turn_start(messages: list[Message]) -> int:
-    """The last user message holding more than tool results: thinking before it is dropped."""
-    for i in range(len(messages) - 1, -1, -1):
-        if messages[i]["role"] == "user" and any(
-                b.get("type") != "tool_result" for b in as_blocks(messages[i]["content"])):
-            return i
-    return 0
+    """The last message starting a turn (``_starts_turn``): thinking before it is dropped."""
+    return next((i for i in range(len(messages) - 1, -1, -1) if _starts_turn(messages[i])), 0)
 
 
 def message_tokens(message: Message, *, drop_thinking: bool = False) -> int:
@@ -53,6 +55,12 @@ def count_messages(messages: list[Message], end: int | None = None) -> int:
                for i, m in enumerate(messages[:end]))
 
 
+def _counted(message: Message) -> tuple[int, int, bool]:
+    """One message's tokens, its thinking tokens among them, and whether it starts a turn."""
+    full = message_tokens(message)
+    return full, full - message_tokens(message, drop_thinking=True), _starts_turn(message)
+
+
 class Sizer:
     """``count_messages`` for a history that grows: each message is counted once, a running
     sum does the rest, so a request costs what it adds, not the length of the session. A
@@ -64,23 +72,14 @@ class Sizer:
         self.full = [0]  # tokens of messages[:i], thinking included
         self.thinking = [0]  # the thinking tokens among them
         self.starts: list[int] = []  # per message: the turn start at or before it
-        self.known: dict[int, tuple[Message, int, int, bool]] = {}  # by id: counted once
+        self.known = ByObject()  # each message object counted once
 
     def _update(self, messages: list[Message]) -> None:
         keep = identical_prefix(self.messages, messages)
         del self.full[keep + 1:], self.thinking[keep + 1:], self.starts[keep:]
-        if len(self.known) > 2 * len(messages) + 64:  # forget messages no longer sent
-            self.known = {id(m): e for m in messages if (e := self.known.get(id(m)))}
+        self.known.forget(messages)
         for i in range(keep, len(messages)):
-            message = messages[i]
-            entry = self.known.get(id(message))
-            if entry is None or entry[0] is not message:
-                full = message_tokens(message)
-                entry = (message, full, full - message_tokens(message, drop_thinking=True),
-                         message["role"] == "user" and any(
-                             b.get("type") != "tool_result" for b in as_blocks(message["content"])))
-                self.known[id(message)] = entry
-            _, full, thinking, starts = entry
+            full, thinking, starts = self.known.get(messages[i], _counted)
             self.full.append(self.full[-1] + full)
             self.thinking.append(self.thinking[-1] + thinking)
             self.starts.append(i if starts else (self.starts[-1] if self.starts else 0))
