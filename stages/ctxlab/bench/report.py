@@ -197,7 +197,8 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
         _replays(report["replays"], console)
     if report.get("logs"):
         logs = report["logs"]
-        console.print(f"replaying {logs['logs']} session logs: " + ", ".join(
+        sessions = f"{logs['logs']} session" + ("" if logs["logs"] == 1 else "s")
+        console.print(f"replaying the logs of {sessions}: " + ", ".join(
             f"stage {r['stage']} {r['cpu_per_request_ms']:.2f} ms of CPU per request"
             for r in logs["stages"]) + f" ({logs['ratio']:.2f}×)")
     peak = report["memory"]["peak_rss_mb"]
