@@ -49,4 +49,5 @@ def test_a_reread_comes_after_another_step_and_counts_what_the_request_shows() -
 
 
 def scan_of(scenario: Scenario, calls: list[Call]) -> Visible:
-    return Visible(calls=[(f"toolu_{i}", c) for i, c in enumerate(calls)])
+    return Visible(calls=[(f"toolu_{i}", c) for i, c in enumerate(calls)],
+                   results={f"toolu_{i}": ("", False) for i in range(len(calls))})

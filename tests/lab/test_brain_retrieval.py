@@ -16,7 +16,7 @@ import pytest
 from test_brain_parallel import batches
 
 from ctxlab import models, needle, runner, scenarios
-from ctxlab.brain import retrieval
+from ctxlab.brain import rereads, retrieval
 from ctxlab.brain.calls import CallLog
 from ctxlab.brain.visible import normalize
 from ctxlab.cli import main
@@ -332,8 +332,31 @@ def test_a_fetch_again_leaves_out_only_the_calls_that_brought_nothing_new(monkey
                 if f in missed], []
 
     monkeypatch.setattr(retrieval, "look", lapses)
+    monkeypatch.setattr(rereads, "bounded", lambda action, *_: action)  # the rate aside
     scenario = scenarios.load("chinese-code")
     made = [c for batch in batches(scenario) for c in batch]
     reads = Counter(c.input["path"] for c in made if c.tool == "read_file")
     assert reads["docs/operations-manual.md"] == 2 and reads["inventory.py"] == 2
     assert made[-2].tool == "edit_file" and made[-1] == scenario.steps[-1].call
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.3])
+def test_a_miss_rereads_a_file_in_view_only_as_often_as_the_habit_owes(monkeypatch, rate
+                                                                      ) -> None:
+    """chinese-code with a model that never finds the manual's latent fact: every step that
+    needs it would fetch the manual again. The measured rate bounds the re-reads of files in
+    view whatever their cause (``rereads.bounded``): with a rate of 0 the manual is read once
+    and the agent goes on without the fact; with 0.3 no seed re-reads more than it owes,
+    and the misses choose the file (the manual, read twice at most: the second fetch brings
+    nothing new)."""
+    monkeypatch.setattr(retrieval, "look", lambda view, seed, needs, **_: ([
+        retrieval.Miss(f, 0.5, 0.5, 1000, k) for f, (_, k) in needs.items() if f == "cycle"],
+        []))
+    scenario = scenarios.load("chinese-code")
+    for seed in range(6):
+        made = [c for b in batches(scenario, seed=seed, reread_in_view_rate=rate) for c in b]
+        reads = [c.input["path"] for c in made if c.tool == "read_file"]
+        owing = rereads.owed(scenario, len(scenario.steps), rate, seed)
+        assert len(reads) - len(set(reads)) <= owing, seed
+        assert reads.count("docs/operations-manual.md") == 1 + min(owing, 1), seed
+        assert made[-1] == scenario.steps[-1].call, seed

@@ -116,7 +116,8 @@ class Brain:
         """The plan's next action, given the facts of its step that the agent finds (§4): a
         missed fact is treated as absent, so it is fetched again, each call of the fetch but
         one whose last result read as the one before (``nothing_new``): an unchanged file is
-        not read a third time in a row. ``seek``: False when no fact is looked for (a summary
+        not read a third time in a row; and no re-read of a file in view beyond what the habit
+        owes (``rereads.bounded``). ``seek``: False when no fact is looked for (a summary
         request), so nothing is drawn."""
         action = decide(self.scenario, seen)
         if action.kind != "step" or action.step is None or not seek:
@@ -132,10 +133,14 @@ class Brain:
             fetch = decide(self.scenario, dataclasses.replace(seen, found=seen.found - gone))
             if not fetch.calls:
                 return fetch
+            rate = self.behaviour.reread_in_view_rate
             fresh = without_repeats(fetch, seen)  # a call whose last fetch read as the one
-            if fresh is not None:  # before is not made again
+            if fresh is not None:  # before is not made again, nor a re-read beyond the rate
+                fresh = rereads.bounded(fresh, seen, self.scenario, rate, self.seed)
+            if fresh is not None:
                 return fresh
-            # its last fetch of each brought back what was already in view: it goes on without
+            # each call brought back what was in view already, or would re-read a file in view
+            # beyond the habit's rate: it goes on without the fact (a silent miss)
         rate = self.behaviour.reread_in_view_rate
         more = itertools.takewhile(  # a batch stops short of a step due a re-read
             lambda step: not rereads.due(self.scenario, step, rate, self.seed, seen),

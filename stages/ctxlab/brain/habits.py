@@ -40,14 +40,14 @@ from ..tokens import count_block, encoding
 from .visible import Finder, result_text
 
 CALIBRATED = {"note_rate": 0.0762, "output_tokens_median": 232.6247,
-              "output_tokens_p90": 695.5675, "reread_in_view_rate": 0.1395,
+              "output_tokens_p90": 695.5675, "reread_in_view_rate": 0.1132,
               "parallel_read": 2.119, "parallel_search": 2.0289, "parallel_run": 1.3519}
 """The per-session estimates (``per_session``: each session weighs by its count up to the
 median session's, ``ctxlab.calibrate.estimate``) of ``ctxlab calibrate <folders> --json`` on
 the logs below (39 logs grouped into 33 sessions: 33 main threads and 7 sidechains; 1,165
 responses, a compaction call counting as none). Their bootstrap 95 % intervals, from the same
 run: note rate 0.027–0.141 (19 sessions), output tokens median 191–298 and p90 492–1,154 (14),
-in-view re-reads 0.029–0.259 (19), calls per calling response opening with a read 1.41–2.92
+in-view re-reads 0.024–0.227 (18), calls per calling response opening with a read 1.41–2.92
 (17), a search 1.53–2.47 (15), a command 1.20–1.70 (21)."""
 CALIBRATED_ON = ("../shared/transcripts", "../shared/sessions")
 """The public Claude Code session logs the defaults were measured on: every ``*.jsonl`` in

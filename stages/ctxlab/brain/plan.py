@@ -95,12 +95,17 @@ def without_repeats(action: Action, seen: Visible) -> Action | None:
     """``action`` without the calls that would bring nothing new (``nothing_new``), or None
     when none is left. In the calibration logs no re-read of a file with the same arguments
     follows a re-read of it with nothing changed in between (``retrieval``)."""
-    fresh = tuple(call for call in action.calls if not nothing_new(seen, call))
-    if not fresh:
+    return keeping(action, tuple(call for call in action.calls if not nothing_new(seen, call)))
+
+
+def keeping(action: Action, calls: tuple[Call, ...]) -> Action | None:
+    """``action`` with only ``calls`` (some of its own), or None when none is left; a fetch
+    that loses its read of an offloaded copy is a plain ``refetch``."""
+    if not calls:
         return None
     if action.kind in ("refetch", "recover") and action.step is not None:
-        return fetching(fresh, action.step)
-    return replace(action, calls=fresh)
+        return fetching(calls, action.step)
+    return replace(action, calls=calls)
 
 
 def pending(scenario: Scenario, seen: Visible) -> list[Step]:

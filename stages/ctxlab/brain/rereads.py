@@ -18,7 +18,11 @@ phase, the phases of a scenario's seeds stratified as the working notes' are
 The re-reads it owes are re-reads in view of any cause: the measured rate is the total of a
 real agent's re-checks and of its lapses, so a fact the retrieval model missed
 (``retrieval``), fetched again from a file still in view, is one of them (``made``: the
-re-reads the request shows, as ``calibrate`` counts them, a write in between ending one).
+re-reads the request shows, as ``calibrate`` counts them, a write in between ending one, an
+errored read no read). The rate bounds them all (``bounded``): a miss chooses which file is
+read again and when, the rate how many. A miss when nothing is owed is not fetched again from
+the file in view: the agent goes on without the fact, as NoLiMa's models answer without the
+needle rather than ask for the text again (a miss is silent; the run still records it).
 A step is *due* a re-read while the plan's reads before the step before it owe more than the
 request shows (a read is not checked again at once): it is taken before that step, and a
 batch of parallel calls stops short of it (``agent``).
@@ -38,6 +42,7 @@ from collections import Counter
 from ..kinds import WRITE, kind_of
 from ..scenarios import Call, Scenario, Step
 from .habits import GOLDEN
+from .plan import Action, keeping
 from .visible import Visible
 
 
@@ -71,12 +76,15 @@ def owed(scenario: Scenario, steps: int, rate: float, seed: int) -> int:
 
 def _in_view(seen: Visible) -> tuple[int, Counter[str]]:
     """(the re-reads in view: reads of a file read before with no write to it in between;
-    the files whose last read no write has followed, with their reads since the last write)."""
+    the files whose last read no write has followed, with their reads since the last write).
+    A call counts once its result is in view and not an error, as ``calibrate`` counts."""
     current: Counter[str] = Counter()
     again = 0
-    for _, call in seen.calls:
+    for cid, call in seen.calls:
         path = call.input.get("path")
         if not isinstance(path, str) or path.startswith(".task_outputs/"):
+            continue
+        if cid not in seen.results or seen.results[cid][1]:
             continue
         if call.tool == "read_file":
             again += path in current
@@ -94,6 +102,24 @@ def made(seen: Visible) -> int:
 def due(scenario: Scenario, step: Step, rate: float, seed: int, seen: Visible) -> bool:
     """Whether a re-read is owed before ``step``."""
     return owed(scenario, scenario.index(step.id) - 1, rate, seed) > made(seen)
+
+
+def bounded(action: Action, seen: Visible, scenario: Scenario, rate: float, seed: int
+            ) -> Action | None:
+    """``action`` (a fetch again for a missed fact) with no more re-reads of files in view
+    than are owed before its step, or None when no call is left (the agent goes on)."""
+    if action.step is None:
+        return action
+    room = owed(scenario, scenario.index(action.step.id) - 1, rate, seed) - made(seen)
+    in_view = _in_view(seen)[1]
+    calls = []
+    for call in action.calls:
+        if call.tool == "read_file" and call.input.get("path") in in_view:
+            if room <= 0:
+                continue
+            room -= 1
+        calls.append(call)
+    return keeping(action, tuple(calls))
 
 
 def reread(seen: Visible, step: Step, scenario: Scenario, rate: float, seed: int

@@ -17,9 +17,13 @@ each response recorded. What is measured, per session:
   item reappears in the agent's own text (text blocks, not thinking: the API drops thinking
   from later turns) before its next tool call, that is in the following responses up to the
   first tool_use of the next response that calls a tool;
-- ``reads`` / ``rereads``: reads of a file (``kinds``), and those of a file already read with
-  no write to it in between; a re-read is *in view* when no compaction came between the two
-  reads (the earlier result is still in the request), else *after a compaction*.
+- ``reads`` / ``rereads``: reads of a file (``kinds``) that brought its content, and those of
+  a file already read with no write to it in between; a re-read is *in view* when no
+  compaction came between the two reads (the earlier result is still in the request), else
+  *after a compaction*. A read or a write counts when its result arrives, in the order the
+  results come: a result marked ``is_error`` (no such file, a denied path, an edit whose text
+  was not found) showed or changed nothing, so the read that retries an errored read is no
+  re-read; nor does a call whose result the import had to make up (the session ended first).
 """
 
 from __future__ import annotations
@@ -101,6 +105,7 @@ def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
     calls: dict[str, tuple[str, str]] = {}  # tool_use id → (name, input as text)
     earlier: list[str] = []
     read_since_write: dict[str, int] = {}  # path → compactions before its last read
+    pending: dict[str, tuple[str, str]] = {}  # tool_use id → (kind, path) until its result
     epoch = 0
     for index, message in enumerate(messages):
         blocks = _blocks(message)
@@ -114,7 +119,7 @@ def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
                     raw = json.dumps(block.get("input") or {}, ensure_ascii=False)
                     calls[str(block.get("id"))] = (str(block.get("name")), raw)
                     earlier.append(raw)
-                    _file_use(habits, block, read_since_write, epoch)
+                    _file_use(block, pending)
             continue
         fresh: list[str] = []
         for block in blocks:
@@ -123,6 +128,9 @@ def measure(messages: list[Message], usage: dict[int, dict[str, Any] | None],
             elif block.get("type") == "tool_result" and block.get("tool_use_id") in calls:
                 if block["tool_use_id"] in skip_results:
                     continue
+                use = pending.pop(block["tool_use_id"], None)
+                if use is not None and not block.get("is_error"):
+                    _file_used(habits, use, read_since_write, epoch)
                 wanted = new_items(block_text(block), calls[block["tool_use_id"]][1], earlier)
                 if not wanted:
                     continue
@@ -149,17 +157,23 @@ def _response(habits: Habits, message: Message, usage: dict[str, Any] | None) ->
             habits.output_tokens.append(out)
 
 
-def _file_use(habits: Habits, block: dict[str, Any], read_since_write: dict[str, int],
-              epoch: int) -> None:
-    name, tool_input = str(block.get("name")), block.get("input")
-    path = file_of(name, tool_input)
-    if path is None:
-        return
-    if kind_of(name) == READ:
-        habits.reads += 1
-        if path in read_since_write:
-            habits.rereads += 1
-            habits.rereads_after_compaction += read_since_write[path] != epoch
-        read_since_write[path] = epoch
-    elif kind_of(name) == WRITE:
+def _file_use(block: dict[str, Any], pending: dict[str, tuple[str, str]]) -> None:
+    """A call of a response that reads or writes a file waits for its result."""
+    name = str(block.get("name"))
+    path = file_of(name, block.get("input"))
+    if path is not None and kind_of(name) in (READ, WRITE):
+        pending[str(block.get("id"))] = (str(kind_of(name)), path)
+
+
+def _file_used(habits: Habits, use: tuple[str, str], read_since_write: dict[str, int],
+               epoch: int) -> None:
+    """A read that showed the file, or a write that changed it (``use``: kind, path)."""
+    kind, path = use
+    if kind == WRITE:
         read_since_write.pop(path, None)
+        return
+    habits.reads += 1
+    if path in read_since_write:
+        habits.rereads += 1
+        habits.rereads_after_compaction += read_since_write[path] != epoch
+    read_since_write[path] = epoch
