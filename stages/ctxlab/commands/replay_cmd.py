@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -168,18 +168,23 @@ def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor |
 def _in_order(pool: ProcessPoolExecutor | None, work: Callable[[T], R], items: Sequence[T],
               cost: Callable[[T], int]) -> Iterator[R]:
     """``work`` of each item, in the order given: here, or in ``pool`` with the costliest
-    items handed out first, so that a long one does not start last and keep one process
-    busy alone."""
+    items handed out first (now, so the processes fork before a progress bar starts its
+    thread), so that a long one does not start last and keep one process busy alone."""
     if pool is None or len(items) < 2:
-        yield from map(work, items)
-        return
+        return map(work, items)
     futures = {i: pool.submit(work, items[i])
                for i in sorted(range(len(items)), key=lambda i: -cost(items[i]))}
+    return _results([futures[i] for i in range(len(items))])
+
+
+def _results(futures: list[Future[R]]) -> Iterator[R]:
+    """Each future's result in turn; on an error, or when the caller stops early, what has
+    not started is cancelled."""
     try:
-        for i in range(len(items)):
-            yield futures[i].result()
-    finally:  # an error, or the caller stopped: what has not started never will
-        for future in futures.values():
+        for future in futures:
+            yield future.result()
+    finally:
+        for future in futures:
             future.cancel()
 
 
