@@ -15,9 +15,10 @@ when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
+import gc
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -127,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     reports: list[TreeReport] = []
     replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
               "options": options, "layer": args.layer}
-    with _pool(args.jobs, len(files)) as pool:
+    with _frozen(), _pool(args.jobs, len(files)) as pool:
         scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
         trees, unread = assemble(progress(scans, "reading", total=len(files), console=errors),
                                  args.max_bytes)
@@ -153,6 +154,18 @@ def run(args: argparse.Namespace) -> int:
 Replayed = tuple[list[TreeReport], list[tuple[Member, str]]]
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+@contextmanager
+def _frozen() -> Iterator[None]:
+    """The objects alive now (the modules above all) set aside from the garbage collector
+    while the logs are replayed (``gc.freeze``): its full collections do not walk them again,
+    and a forked process does not copy their memory by marking them."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor | None]:
