@@ -32,11 +32,13 @@ def fsyncs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 
 def write_everything(root: Path) -> None:
-    """One write of each crash-safe kind under ``root``."""
+    """One write of each crash-safe kind under ``root``: an offloaded copy and its checksum
+    (``create_once``, ``append_jsonl``), a decision log, a telemetry log, a settings file."""
     write_offloaded(root, Path("out") / "a.txt", "offloaded 内容")  # create_once + append_jsonl
     append_jsonl(root / "log" / "decisions.jsonl", [{"n": 1}], ensure_ascii=True)
     with JsonlWriter(root / "log" / "run.jsonl", root=root) as writer:
         writer.write({"n": 2})
+    safe_path.write_bytes(root / "run.json", b"{}", root=root, durable=True)
 
 
 def contents(root: Path) -> dict[str, bytes]:
@@ -48,13 +50,13 @@ def test_a_disposable_folder_gets_the_same_files_without_a_single_fsync(
         tmp_path: Path, fsyncs: list[int]) -> None:
     kept, thrown = tmp_path / "kept", tmp_path / "thrown"
     write_everything(kept)
-    assert len(fsyncs) >= 4  # file + folder of the offload, the checksum line, both logs
+    assert len(fsyncs) >= 5  # file + folder of the offload, the checksums, both logs, run.json
     fsyncs.clear()
     with disposable(thrown):
         write_everything(thrown)
     assert fsyncs == []
     assert contents(thrown) == contents(kept)  # no temporary file left behind either
-    write_everything(thrown)  # the block is over: durable again
+    write_everything(thrown)  # the block is over: durable again (the offload is there already)
     assert len(fsyncs) >= 3
 
 

@@ -140,12 +140,13 @@ def open_file(path: str | os.PathLike[str], flags: int, *, root: Path | None = N
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, root: Path | None = None,
                 durable: bool = False) -> None:
-    """Create or overwrite ``path`` with ``data`` (checked before anything is truncated)."""
+    """Create or overwrite ``path`` with ``data`` (checked before anything is truncated);
+    ``durable``: fsync'd too, unless the folder is ``durability.disposable``."""
     fd = open_file(path, os.O_WRONLY | os.O_CREAT, root=root)
     try:
         os.ftruncate(fd, 0)
         _write_all(fd, data)
-        if durable:
+        if durable and must_sync(path):
             os.fsync(fd)
     finally:
         os.close(fd)
