@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -45,10 +47,22 @@ def test_a_directory_replays_every_log_with_a_progress_bar(
                for r in report["replays"]) > 0
 
 
+class CountingPool(ProcessPoolExecutor):
+    """The executor ``--jobs`` uses, counting what it hands out."""
+
+    handed: list[str] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        work = fn.func if isinstance(fn, partial) else fn
+        self.handed.append(work.__name__)
+        return super().submit(fn, *args, **kwargs)
+
+
 def test_jobs_replay_the_sessions_in_processes_with_the_same_reports(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """``--jobs 2``: the sessions go to two processes, the progress bar counts them as they
-    come back, and the report is the one ``--jobs 1`` prints, to the byte."""
+    """``--jobs 2``: the files are read and the sessions replayed in two processes, the
+    progress bars count them as they come back, and the report is the one ``--jobs 1``
+    prints, to the byte, as JSON and as tables."""
     seen: list[tuple[str, int]] = []
 
     def spy(items: Iterable[Any], description: str, **kwargs: Any) -> Iterator[Any]:
@@ -59,14 +73,47 @@ def test_jobs_replay_the_sessions_in_processes_with_the_same_reports(
         seen.append((description, count))
 
     monkeypatch.setattr(replay_cmd, "progress", spy)
-    args = [str(FIXTURES), "--stage", "5", "--window", "2000", "--json"]
-    assert main(["replay", *args, "--jobs", "1"]) == 0
-    one = capsys.readouterr().out
-    assert main(["replay", *args, "--jobs", "2"]) == 0
-    two = capsys.readouterr().out
+    monkeypatch.setattr(replay_cmd, "ProcessPoolExecutor", CountingPool)
+    monkeypatch.setattr(CountingPool, "handed", [])
     logs = len(list(FIXTURES.glob("*.jsonl")))
-    assert one == two and json.loads(two)["replays"]
-    assert seen[1] == seen[3] == ("replaying", logs)
+    printed = {}
+    for output in ("--json", "tables"):
+        args = [str(FIXTURES), "--stage", "5", "--window", "2000"] + \
+            (["--json"] if output == "--json" else [])
+        assert main(["replay", *args, "--jobs", "1"]) == 0
+        one = capsys.readouterr().out
+        assert CountingPool.handed == []
+        assert main(["replay", *args, "--jobs", "2"]) == 0
+        printed[output] = capsys.readouterr().out
+        assert printed[output] == one
+        assert CountingPool.handed == ["scan"] * logs + ["_replay"] * logs
+        CountingPool.handed.clear()
+    replays = json.loads(printed["--json"])["replays"]
+    assert len(replays) == logs and sum(r["requests"] for r in replays) > 0
+    assert "Replays" in printed["tables"]
+    assert seen == [("reading", logs), ("replaying", logs)] * 4
+
+
+def test_jobs_group_a_session_spread_over_files_as_one_process_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Files read in different processes still make the same trees: a session's main thread
+    and its sub-agents in other files, an orphan sub-agent, a file holding two sessions, a
+    file that cannot be read — the same reports and the same skipped lines."""
+    sessions = FIXTURES.parent / "sessions"
+    shutil.copytree(sessions, tmp_path / "logs")
+    shutil.copy(FIXTURES / "subagent.jsonl", tmp_path / "logs" / "subagent.jsonl")
+    (tmp_path / "logs" / "binary.jsonl").write_bytes(b"\x00\x01")
+    printed = []
+    for jobs in ("1", "2"):
+        assert main(["replay", str(tmp_path / "logs"), "--stage", "3", "--json",
+                     "--jobs", jobs]) == 0
+        printed.append(capsys.readouterr())
+    assert printed[0].out == printed[1].out
+    assert printed[0].err == printed[1].err and "binary.jsonl" in printed[1].err
+    report = json.loads(printed[1].out)
+    assert any(r["sidechains"] for r in report["replays"])  # a tree from several files
+    assert any(r["orphan"] for r in report["replays"])
+    assert [f["file"] for f in report["failed"]] == ["binary.jsonl"]
 
 
 def test_bad_files_get_one_line_each_and_the_rest_is_replayed(

@@ -5,8 +5,9 @@ or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``-
 ``*.jsonl`` under it (searched recursively, subagents included) with a progress bar. The
 lines of every file given are grouped by session (``replay.group``): a session's main thread
 and its sidechains are replayed as one tree, each recorded usage billed once. Sessions are
-independent, so ``--jobs N`` replays them in N processes; the reports come out in the same
-order, the same to the byte. A file that
+independent, so ``--jobs N`` reads the files and replays the sessions in N processes, which
+send back only what they found (a file's threads, a session's reports); the reports come out
+in the same order, the same to the byte. A file that
 cannot be replayed is reported in one line and the others go on; the exit status is 2 only
 when nothing could be replayed.
 """
@@ -14,11 +15,13 @@ when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+import gc
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -26,11 +29,12 @@ from rich.text import Text
 
 from .. import models, use
 from ..replay.discover import DiscoveryError, display_name, find_logs
-from ..replay.group import Member, Tree, group
+from ..replay.group import Member, Tree, assemble, scan
 from ..replay.lines import MAX_BYTES
 from ..replay.tree import TreeReport, replay_tree
 from ..replay.treeview import overview
 from ..replay.view import report_view
+from ..tokens import encoding
 from ..view import progress
 from ..workbook.layout import STAGES, impl_root
 from .common import (
@@ -121,21 +125,25 @@ def run(args: argparse.Namespace) -> int:
                      highlight=False, soft_wrap=True)
 
     failed: list[dict[str, str]] = []
-    trees, unread = group(progress(files, "reading", console=errors), args.max_bytes)
-    for path, why in unread:
-        skipped(path, why)
     reports: list[TreeReport] = []
     replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
               "options": options, "layer": args.layer}
-    try:
-        for done, bad in progress(_replays(trees, stage, args.paths, replay, args.jobs),
-                                  "replaying", total=len(trees), console=errors):
-            reports += done
-            for member, why in bad:
-                skipped(member.paths[0], why)
-    except NotImplementedError as error:
-        raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
-                        "grade` shows what is left)") from None
+    with _frozen(), _pool(args.jobs, len(files)) as pool:
+        scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
+        trees, unread = assemble(progress(scans, "reading", total=len(files), console=errors),
+                                 args.max_bytes)
+        for path, why in unread:
+            skipped(path, why)
+        one = partial(_replay, stage=stage, roots=args.paths, replay=replay)
+        try:
+            for done, bad in progress(_in_order(pool, one, trees, _bytes), "replaying",
+                                      total=len(trees), console=errors):
+                reports += done
+                for member, why in bad:
+                    skipped(member.paths[0], why)
+        except NotImplementedError as error:
+            raise UserError(f"{error} — your workbook stage is not finished yet (`ctxlab "
+                            "grade` shows what is left)") from None
     if args.json:
         print_json({"replays": [r.to_dict() for r in reports], "failed": failed})
     elif reports:
@@ -144,28 +152,66 @@ def run(args: argparse.Namespace) -> int:
 
 
 Replayed = tuple[list[TreeReport], list[tuple[Member, str]]]
+T = TypeVar("T")
+R = TypeVar("R")
 
 
-def _replays(trees: list[Tree], stage: int | None, roots: list[Path], replay: dict[str, Any],
-             jobs: int) -> Iterator[Replayed]:
-    """Each tree replayed, in order: here, or in ``jobs`` processes (forked, so they share
-    this one's choice of implementation), the largest trees handed out first so that a long
-    session does not start last and keep one process busy alone."""
-    one = partial(_replay, stage=stage, roots=roots, replay=replay)
-    if jobs == 1 or len(trees) < 2:
-        yield from map(one, trees)
-        return
-    with ProcessPoolExecutor(min(jobs, len(trees))) as pool:
-        largest = sorted(range(len(trees)), key=lambda i: -_bytes(trees[i]))
-        futures = {i: pool.submit(one, trees[i]) for i in largest}
-        for i in range(len(trees)):
-            yield futures[i].result()
+@contextmanager
+def _frozen() -> Iterator[None]:
+    """The objects alive now (the modules above all) set aside from the garbage collector
+    while the logs are replayed (``gc.freeze``): its full collections do not walk them again,
+    and a forked process does not copy their memory by marking them."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor | None]:
+    """``jobs`` processes for the reading and the replays (none for one job or one file),
+    forked, so they share this one's choice of implementation and, loaded here first, the
+    tokenizer every replay needs."""
+    if jobs == 1 or files < 2:
+        return nullcontext()
+    encoding()
+    return ProcessPoolExecutor(min(jobs, files))
+
+
+def _in_order(pool: ProcessPoolExecutor | None, work: Callable[[T], R], items: Sequence[T],
+              cost: Callable[[T], int]) -> Iterator[R]:
+    """``work`` of each item, in the order given: here, or in ``pool`` with the costliest
+    items handed out first (now, so the processes fork before a progress bar starts its
+    thread), so that a long one does not start last and keep one process busy alone."""
+    if pool is None or len(items) < 2:
+        return map(work, items)
+    futures = {i: pool.submit(work, items[i])
+               for i in sorted(range(len(items)), key=lambda i: -cost(items[i]))}
+    return _results([futures[i] for i in range(len(items))])
+
+
+def _results(futures: list[Future[R]]) -> Iterator[R]:
+    """Each future's result in turn; on an error, or when the caller stops early, what has
+    not started is cancelled."""
+    try:
+        for future in futures:
+            yield future.result()
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+def _size(path: Path) -> int:
+    """The size of a file (0 when it cannot be read: ``scan`` says why)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 def _bytes(tree: Tree) -> int:
     """The size on disk of a tree's files: how long its replay takes, roughly."""
-    return sum(path.stat().st_size for member in tree.members for path in member.paths
-               if path.exists())
+    return sum(_size(path) for member in tree.members for path in member.paths)
 
 
 def _replay(tree: Tree, *, stage: int | None, roots: list[Path],

@@ -159,30 +159,52 @@ def _partition(path: Path, read: ReadResult, members: dict[Key, Member]) -> None
                                                  broken=read.broken))
 
 
-def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
-          ) -> tuple[list[Tree], list[tuple[Path, str]]]:
-    """The session trees of ``files``, in the order their first lines came, and the files
-    that could not be read, each with why. Each file is read here to learn which threads it
-    holds, and again when its tree is ``loaded``."""
+@dataclass
+class Scan:
+    """What one file holds, learnt from one reading: each thread it has lines of (in the
+    order its first line comes) with whether that line is a sidechain's, whether the thread
+    talks here and its first timestamp here; or why the file cannot be read. Small, so that
+    files can be scanned in other processes (``replay --jobs``)."""
+
+    path: Path
+    threads: list[tuple[Key, bool, bool, float]] = field(default_factory=list)
+    error: str | None = None
+
+
+def scan(path: Path, max_bytes: int = MAX_BYTES) -> Scan:
+    """Read ``path`` once and say which threads it holds (``Scan``)."""
+    try:
+        read = read_lines(path, max_bytes)
+    except TranscriptError as error:
+        return Scan(path, error=str(error))
+    threads = _threads(path, read.entries)
+    found: dict[Key, tuple[bool, bool, list[Entry]]] = {}
+    for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
+        first_side, talks, entries = found.setdefault((sid, agent), (side, False, []))
+        entries.append(entry)
+        talks = talks or (entry.type in ("user", "assistant")
+                          and isinstance(entry.data.get("message"), dict))
+        found[sid, agent] = (first_side, talks, entries)
+    owner = threads[0][:2] if threads else (f"file:{path}", None)
+    found.setdefault(owner, (False, False, []))
+    return Scan(path, [(key, side, talks, _start(entries))
+                       for key, (side, talks, entries) in found.items()])
+
+
+def assemble(scans: Iterable[Scan], max_bytes: int = MAX_BYTES
+             ) -> tuple[list[Tree], list[tuple[Path, str]]]:
+    """The session trees of the scanned files (in the order given), in the order their first
+    lines came, and the files that could not be read, each with why."""
     members: dict[Key, Member] = {}
     failed: list[tuple[Path, str]] = []
-    for path in files:
-        try:
-            read = read_lines(path, max_bytes)
-        except TranscriptError as error:
-            failed.append((path, str(error)))
+    for done in scans:
+        if done.error is not None:
+            failed.append((done.path, done.error))
             continue
-        threads = _threads(path, read.entries)
-        found: dict[Key, list[Entry]] = {}
-        for entry, (sid, agent, side) in zip(read.entries, threads, strict=True):
-            found.setdefault((sid, agent), []).append(entry)
-            member = members.setdefault((sid, agent), Member((sid, agent), side))
-            member.talks = member.talks or (entry.type in ("user", "assistant")
-                                            and isinstance(entry.data.get("message"), dict))
-        owner = threads[0][:2] if threads else (f"file:{path}", None)
-        found.setdefault(owner, [])
-        for key, entries in found.items():
-            members.setdefault(key, Member(key, False)).starts[path] = _start(entries)
+        for key, side, talks, start in done.threads:
+            member = members.setdefault(key, Member(key, side))
+            member.talks = member.talks or talks
+            member.starts[done.path] = start
     trees: dict[str, Tree] = {}
     for (sid, _), member in members.items():
         tree = trees.setdefault(sid, Tree(_visible(sid), None, [], max_bytes))
@@ -195,6 +217,14 @@ def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
         if tree.sidechains and tree.parent is not None and not tree.parent.talks:
             tree.parent = None  # bookkeeping lines only: the main thread is not here
     return list(trees.values()), failed
+
+
+def group(files: Iterable[Path], max_bytes: int = MAX_BYTES
+          ) -> tuple[list[Tree], list[tuple[Path, str]]]:
+    """The session trees of ``files`` and the files that could not be read (``assemble``
+    of each file's ``scan``). Each file is read here to learn which threads it holds, and
+    again when its tree is ``loaded``."""
+    return assemble((scan(path, max_bytes) for path in files), max_bytes)
 
 
 def _visible(sid: str | None) -> str | None:

@@ -5,7 +5,9 @@ model table knows it, else the workbook's default; ``model`` overrides), builds 
 layer (``make_layer(**options)``; stage 1 has none) — or, with ``layer="MODULE:FACTORY"``,
 that factory's (``ctxlab.custom``, called with ``options``) — finds the window the session ran at
 (``session_window``) and replays in a fresh temporary
-workspace, so nothing a layer offloads lands in the learner's tree.
+workspace, so nothing a layer offloads lands in the learner's tree. That workspace is deleted
+afterwards, so it is ``disposable``: what the layer writes there is written as everywhere
+(temporary file and link, append-only, never through a link) but not forced to disk.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from ctxlab import custom, models
 from ctxlab.runner import load_stage
+from ctxlab.tools.durability import disposable
 
 from .driver import Replay
 from .lines import MAX_BYTES
@@ -85,7 +88,8 @@ def replay_transcript(transcript: Transcript, stage: int | None, *, model: str |
     size, why = session_window(model_id, recorded, transcript.report.boundaries, window)
     made = (custom.build(layer, options) if layer is not None
             else load_stage(stage).make_layer(**(options or {})))
-    with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder:
+    with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder, \
+            disposable(Path(folder).resolve()) as workspace:
         return Replay(transcript, made, stage=layer or stage, model=model_id, model_note=note,
-                      workspace=Path(folder).resolve(), window=size, window_note=why,
+                      workspace=workspace, window=size, window_note=why,
                       billed=billed).run()

@@ -1,7 +1,9 @@
 """Crash-safe JSON Lines: one object per line, each line on disk before the next (§12.6).
 
 The writer appends, flushes and fsyncs after every record, so a crash can at worst leave the
-last line half-written; the reader skips (and counts) such a torn tail instead of failing.
+last line half-written; the reader skips (and counts) such a torn tail instead of failing. In a
+folder its owner declared ``ctxlab.tools.durability.disposable`` (deleted afterwards, never
+resumed) the lines are written the same way, without the fsync.
 Every file is opened through ``ctxlab.tools.safe_path``: never through a symlink, never a file
 with a second hard link. ``root`` is the folder the walk trusts (default: none, from ``/``).
 Lenient readers (``read_records``) report each line they skip as a warning of the ``ctxlab``
@@ -19,6 +21,7 @@ from types import TracebackType
 from typing import Any
 
 from ctxlab.tools import safe_path
+from ctxlab.tools.durability import must_sync
 
 log = logging.getLogger("ctxlab")
 _reported: set[tuple[str, int, str]] = set()
@@ -49,7 +52,8 @@ class JsonlWriter:
         line = json.dumps(record, ensure_ascii=self.ensure_ascii, separators=(",", ":")) + "\n"
         self._file.write(line.encode("utf-8"))
         self._file.flush()
-        os.fsync(self._file.fileno())
+        if must_sync(self.path):
+            os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self._file.close()
@@ -64,7 +68,8 @@ class JsonlWriter:
 
 def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
                  ensure_ascii: bool = False, root: Path | None = None) -> Path:
-    """Append ``records`` in one write and one fsync; returns the path.
+    """Append ``records`` in one write and one fsync (none in a disposable folder); returns
+    the path.
 
     Strictly append-only: earlier bytes are never rewritten. A torn last line left by a crash
     is kept (readers skip it) and the new lines start on a fresh line, so it never swallows
@@ -80,7 +85,8 @@ def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view):]
-        os.fsync(fd)
+        if must_sync(target):
+            os.fsync(fd)
     finally:
         os.close(fd)
     return target

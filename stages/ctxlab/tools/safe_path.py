@@ -25,6 +25,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePath
 
+from ctxlab.tools.durability import must_sync
 from ctxlab.tools.results import ToolError
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -139,12 +140,13 @@ def open_file(path: str | os.PathLike[str], flags: int, *, root: Path | None = N
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, root: Path | None = None,
                 durable: bool = False) -> None:
-    """Create or overwrite ``path`` with ``data`` (checked before anything is truncated)."""
+    """Create or overwrite ``path`` with ``data`` (checked before anything is truncated);
+    ``durable``: fsync'd too, unless the folder is ``durability.disposable``."""
     fd = open_file(path, os.O_WRONLY | os.O_CREAT, root=root)
     try:
         os.ftruncate(fd, 0)
         _write_all(fd, data)
-        if durable:
+        if durable and must_sync(path):
             os.fsync(fd)
     finally:
         os.close(fd)
@@ -164,7 +166,9 @@ def create_once(path: str | os.PathLike[str], data: bytes, *,
     The bytes go to a private temporary file beside it, are fsync'd, then hard-linked to the
     name: the link fails when the name exists, so the first complete write wins and a crash
     never leaves a half-written file under the name. Returns whether this call stored it.
+    In a ``durability.disposable`` folder the same steps run without the fsyncs.
     """
+    sync = must_sync(path)
     with parent_fd(path, root=root) as (folder, name):
         temporary = f".{name}.{secrets.token_hex(6)}.part"
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o644,
@@ -172,7 +176,8 @@ def create_once(path: str | os.PathLike[str], data: bytes, *,
         try:
             try:
                 _write_all(fd, data)
-                os.fsync(fd)
+                if sync:
+                    os.fsync(fd)
             finally:
                 os.close(fd)
             try:
@@ -189,7 +194,8 @@ def create_once(path: str | os.PathLike[str], data: bytes, *,
                 raise _refuse(PurePath(path), _kind(folder, name))
             if info.st_nlink > 1:
                 raise _refuse(PurePath(path), f"a file with {info.st_nlink} hard links")
-        os.fsync(folder)
+        if sync:
+            os.fsync(folder)
     return stored
 
 
