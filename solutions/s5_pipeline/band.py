@@ -101,8 +101,7 @@ class BandClearing(HistoryReads):
 
     def _cleared(self, session: Session) -> list[str]:
         """The ids of the results microcompact cleared, in order."""
-        return [i for i, d in self._ledger(session).decisions.items()
-                if d.get("layer") == "microcompact"]
+        return self._ledger(session).decided_by("microcompact")
 
     def _microcompact(self, messages: Messages, session: Session, *,
                       over_band: bool) -> tuple[Messages, dict]:
@@ -125,7 +124,8 @@ class BandClearing(HistoryReads):
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(self.found(messages), self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
-                            cleared=cleared, exempt=exempt, after=self.changed_files.attached)
+                            cleared=cleared, exempt=exempt, after=self.changed_files.attached,
+                            located=self.located(messages))
 
     def _fetched_again(self, messages: Messages, cleared: list[str]) -> list[str]:
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
@@ -137,8 +137,8 @@ class BandClearing(HistoryReads):
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
-        for message in messages:
-            for block in message["content"] if isinstance(message["content"], list) else []:
+        for index in dict.fromkeys(i for i, ident in self.located(messages) if ident in decisions):
+            for block in messages[index]["content"]:
                 ident = block.get("tool_use_id")
                 if ident in decisions and _saved_at(ident) in decisions[ident]:
                     offload(session.workspace, ident, result_text(block))

@@ -29,8 +29,11 @@ KEEP_RECENT = 3
 KEEP_CHARS = 200
 KEEP_LINES = 5  # lines naming the task's terms that a cleared result keeps (§7.4's preview)
 CLEARED = "[older tool result cleared to save space; run the tool again if you need it]"
-POINTER = re.compile(r"\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
+# a pointer starts where a run of non-spaces does (``(?<!\S)``: the same leftmost match as
+# without it, found without rescanning the run from each of its characters)
+POINTER = re.compile(r"(?<!\S)\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
 WORD = re.compile(r"[^\W\d]\w{3,}")  # four letters or more, in a script that spaces its words
+ASCII_WORD = re.compile(WORD.pattern, re.ASCII)  # the same words, in ASCII text
 UNSPACED = re.compile(  # runs of Chinese characters, Japanese kana and Korean syllables
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 SavedAt = Callable[[str], "str | None"]  # tool_use_id -> where the result is saved, or None
@@ -44,6 +47,8 @@ def task_terms(text: str) -> frozenset[str]:
     characters long, so a two-character window finds them without a dictionary, as CJK
     search indexes do; a pair that straddles two words is rarely found elsewhere, so it
     matches little."""
+    if text.isascii():  # no CJK, and case-folding ASCII is lowering it, letter for letter
+        return frozenset(ASCII_WORD.findall(text.lower()))
     runs = UNSPACED.findall(text)
     pairs = {run[i:i + 2] for run in runs for i in range(len(run) - 1)}
     spaced = UNSPACED.sub(" ", text) if runs else text
@@ -96,6 +101,12 @@ def placeholder(tool: str, text: str, path: str | None = None,
     ### END SOLUTION
 
 
+def located_results(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """Each tool result of ``messages``, in order: the index of its message and its id."""
+    return [(i, b["tool_use_id"]) for i, m in enumerate(messages) if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
 def result_ids(messages: list[dict[str, Any]]) -> list[str]:
     """The ids of the tool results in ``messages``, in order."""
     return [b["tool_use_id"] for m in messages if isinstance(m["content"], list)
@@ -106,6 +117,7 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                  keep: int = KEEP_RECENT, *, terms: Collection[str] = (),
                  saved_at: SavedAt | None = None, cleared: Collection[str] = (),
                  exempt: Collection[str] = (), after: Mapping[str, str] | None = None,
+                 located: list[tuple[int, str]] | None = None,
                  ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Clear every seen tool result but the last ``keep``; returns (messages, {id: new text}).
 
@@ -115,12 +127,11 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     placeholder cleared again would lose its kept lines and change bytes the cache holds,
     §6.9); ``exempt``: ids never cleared (the working copy of a file the agent is editing,
     §10.1); ``after``: text a result's placeholder keeps after it (a note
-    attached to the result, §10.2). Only results whose text would change are reported;
-    messages that change are copied.
+    attached to the result, §10.2); ``located``: ``located_results(messages)``, when the
+    caller has it. Only results whose text would change are reported; messages that change
+    are copied.
     """
-    located = [(i, b["tool_use_id"]) for i, m in enumerate(messages)
-               if isinstance(m["content"], list) for b in m["content"]
-               if b.get("type") == "tool_result"]
+    located = located_results(messages) if located is None else located
     last_reply = next((i for i in range(len(messages) - 1, -1, -1)
                        if messages[i]["role"] == "assistant"), -1)
     gone = set(cleared) | set(exempt)

@@ -47,7 +47,8 @@ from __future__ import annotations
 import functools
 from array import array
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import is_not
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
@@ -91,11 +92,13 @@ def incremental(layer: L) -> L:
     for read in READS:
         if hasattr(layer, read):  # the band's reads, where the layer has them
             setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
-                getattr, layer, "terms", None)))  # a partial, not a lambda: runs are pickled
+                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
+                indexed=read in INDEXED))
     return layer
 
 
-READS = ("uses", "calls", "found", "results", "saved")  # the band's (``s5_pipeline.reads``)
+READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
+INDEXED = ("located",)  # the reads whose items are (index of their message, value)
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
@@ -190,8 +193,7 @@ class Prepared:
             return None
         if messages is self.applied:
             return []
-        swapped = [i for i, (a, b) in enumerate(zip(messages, self.applied, strict=True))
-                   if a is not b]
+        swapped = list(compress(count(), map(is_not, messages, self.applied)))
         return swapped if len(swapped) <= REPLACED else None
 
     def _adopt(self, messages: Messages, swapped: list[int]) -> None:
@@ -219,8 +221,8 @@ class Prepared:
         if ledger is not self.ledger:
             return 0, []
         shared = min(len(self.given), len(messages))
-        differ = {i for i, (a, b) in enumerate(zip(messages[:shared], self.given[:shared],
-                                                   strict=True)) if a is not b and a != b}
+        differ = {i for i in compress(count(), map(is_not, messages[:shared], self.given))
+                  if messages[i] != self.given[i]}
         if 0 < shared == len(self.given):  # last turn's newest: its breakpoint moves on
             differ.add(shared - 1)
         changed = set(ledger.recorded[self.recorded:])

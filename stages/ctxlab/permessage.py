@@ -5,8 +5,11 @@ The history a layer is given grows at its end and, now and then, has a few old m
 replaced (a batch of clearing). A read whose answer for a history is its answers for each
 message, one after another, needs to read only the messages it has not seen: the messages
 shared with last call's history (``identical_prefix``) give their part of the answer whole,
-and each other message object is read once and remembered. As everywhere in the workbook, a
-message object edited in place is not seen: a layer replaces a message, it does not edit it.
+and each other message object is read once and remembered. A read whose items name their
+message by its index (``indexed``: (index, value) pairs) reads each message alone, as message
+0, and its items are moved to the message's place; the shared messages keep theirs. As
+everywhere in the workbook, a message object edited in place is not seen: a layer replaces a
+message, it does not edit it.
 """
 
 from __future__ import annotations
@@ -43,13 +46,14 @@ class ByObject:
 class PerMessage:
     """``read(messages)`` for a read whose answer is its answers for each message, in order:
     each message object is read once (``ByObject``), while ``key()`` (what the read depends on
-    besides the messages, the task's words) stays the same. The answer for the messages shared
+    besides the messages, the task's words) stays the same; ``indexed``: the read's items are
+    (index of their message, value) pairs. The answer for the messages shared
     with last call's history (``identical_prefix``) is taken whole; the rest, message by
     message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
-                 key: Callable[[], object] | None = None) -> None:
-        self.read, self.key = read, key
+                 key: Callable[[], object] | None = None, indexed: bool = False) -> None:
+        self.read, self.key, self.indexed = read, key, indexed
         self.known = ByObject()
         self.keyed: object = None
         self.given: Messages = []  # last call's history
@@ -63,8 +67,9 @@ class PerMessage:
         keep = identical_prefix(self.given, messages)
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
-        for message in messages[keep:]:
-            self.answer += self.known.get(message, lambda m: self.read([m]))
+        for index, message in enumerate(messages[keep:], keep):
+            part = self.known.get(message, lambda m: self.read([m]))
+            self.answer += [(index, item) for _, item in part] if self.indexed else part
             self.ends.append(len(self.answer))
         self.known.forget(messages)
         self.given = list(messages)

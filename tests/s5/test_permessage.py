@@ -114,3 +114,24 @@ def test_a_batch_that_changed_only_results_is_not_checked_again(tmp_path: Path) 
     check_changed(whole, prepared, renamed)
     check_changed(whole, prepared, applied[:-2])  # another length: a layer cut it
     assert checked == [len(applied)] * 2 + [len(applied) - 2]
+
+
+def test_an_indexed_read_moves_each_message_s_items_to_its_place() -> None:
+    """``located_results`` names each result by the index of its message: read once per
+    message as message 0, its items are moved to where the message is, and after a batch
+    (old messages replaced) or a shorter history the answer is the full function's."""
+    from s5_pipeline.microcompact import located_results
+
+    counted = _Reads(located_results)
+    read = PerMessage(counted, indexed=True)
+    history = _history(30)
+    assert read(history) == located_results(history) and counted.seen == len(history)
+    history += _history(31)[len(history):]
+    assert read(history) == located_results(history) and counted.seen == len(history)
+    cleared = list(history)
+    cleared[6] = dict(cleared[6], content=[dict(cleared[6]["content"][0], content="[cleared]")])
+    before = counted.seen
+    assert read(cleared) == located_results(cleared) and counted.seen == before + 1
+    assert read(cleared[:9]) == located_results(cleared[:9])
+    moved = cleared[:1] + cleared[3:]  # a round gone: the same messages at other places
+    assert read(moved) == located_results(moved)

@@ -144,3 +144,32 @@ def test_a_result_cleared_before_is_never_cleared_again() -> None:
     _, frozen = microcompact(later, names, terms=terms, saved_at=lambda i: f"x/{i}",
                              cleared=decisions)
     assert sorted(frozen) == ["t3", "t4"]
+
+
+def test_ascii_text_has_the_words_the_general_path_finds() -> None:
+    """``task_terms`` reads ASCII text with ASCII patterns: a non-ASCII space at the end
+    (no word, no CJK) sends the same text down the general path, which must agree."""
+    import random
+
+    rng = random.Random(7)
+    alphabet = "abcdXYZ_09 .,/-\n\t"
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        assert task_terms(text) == task_terms(text + "\u00a0"), text
+
+
+def test_a_pointer_is_found_where_the_unanchored_pattern_finds_it() -> None:
+    """``POINTER`` starts a match only where a run of non-spaces starts: the leftmost match of
+    the pattern without that condition always starts there too, and ends at the same place."""
+    import random
+    import re
+
+    from s5_pipeline.microcompact import POINTER
+
+    unanchored = re.compile(POINTER.pattern.removeprefix(r"(?<!\S)"))
+    rng = random.Random(3)
+    parts = ["x", " ", "\n", "a/", ".task_outputs/tool-results/", "t_1", ".txt", "-", "q.txt"]
+    for _ in range(2000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(0, 12)))
+        found, expected = POINTER.search(text), unanchored.search(text)
+        assert (found and found.span()) == (expected and expected.span()), text
