@@ -15,6 +15,8 @@ cold) and reads the history through ``HistoryReads`` (``reads``).
 
 from __future__ import annotations
 
+from itertools import compress, count
+from operator import is_not, itemgetter
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -87,7 +89,8 @@ class BandClearing(HistoryReads):
         batch ended (``anchor``), if any and if its prefix is at least the model's cache
         minimum (a shorter one is never cached); else none. What it frees is what the
         messages it changed lose."""
-        changed = [i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b]
+        changed = [i for i in compress(count(), map(is_not, messages, after))
+                   if messages[i] != after[i]]  # an equal copy is no change
         anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
         cached = anchor + 1 if anchor is not None and anchor < changed[0] else 0
         if cached and self.estimate_part(messages, 0, cached) + self._fixed(session) < \
@@ -160,7 +163,7 @@ def _decisions(chosen: Chosen | None) -> dict[str, str]:
 def _replies(messages: Messages) -> int:
     """The requests answered so far, read from the history (so a resumed session counts the
     same): the estimate of those still to come (§6.5)."""
-    return sum(m["role"] == "assistant" for m in messages)
+    return list(map(itemgetter("role"), messages)).count("assistant")
 
 
 def _saved_at(tool_use_id: str) -> str | None:

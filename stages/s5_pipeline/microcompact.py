@@ -69,9 +69,11 @@ def matching_lines(text: str, terms: Collection[str]) -> list[str]:
     if not named_in_text:
         return []
     mentions = re.compile("|".join(map(re.escape, sorted(named_in_text))))
+    lines = text.splitlines()  # ASCII is case-folded letter for letter, line breaks kept:
+    folded = text.lower().splitlines() if text.isascii() else map(str.casefold, lines)
     named = [(line, task_terms(line) & named_in_text  # a line without them names none
-              if mentions.search(line.casefold()) else frozenset())
-             for line in text.splitlines()]
+              if mentions.search(low) else frozenset())
+             for line, low in zip(lines, folded, strict=True)]
     lines_with = Counter(term for _, found in named for term in found)
     telling = {t for t, n in lines_with.items() if n <= len(named) / 2}
     scored = [(sum(1 / lines_with[t] for t in found & telling), -i)
