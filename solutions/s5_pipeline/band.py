@@ -91,7 +91,7 @@ class BandClearing(HistoryReads):
         messages it changed lose."""
         changed = [i for i in compress(count(), map(is_not, messages, after))
                    if messages[i] != after[i]]  # an equal copy is no change
-        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        anchor = self._anchor(messages, session)
         cached = anchor + 1 if anchor is not None and anchor < changed[0] else 0
         if cached and self.estimate_part(messages, 0, cached) + self._fixed(session) < \
                 models.get(session.model).cache_minimum:  # the plain estimate: as on a resume
@@ -101,6 +101,12 @@ class BandClearing(HistoryReads):
         ratio = self.calibration.ratio
         return Batch(freed=round(freed * ratio),
                      suffix=round(self.estimate_part(messages, cached) * ratio))
+
+    def _anchor(self, messages: Messages, session: Session) -> int | None:
+        """Where the last batch ended (``anchor.find_anchor``); None before any batch."""
+        if not self._cleared(session):
+            return None
+        return find_anchor(self.located(messages), self._ledger(session).decisions)
 
     def _cleared(self, session: Session) -> list[str]:
         """The ids of the results microcompact cleared, in order."""

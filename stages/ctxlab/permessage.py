@@ -15,6 +15,8 @@ message, it does not edit it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 Messages = list[dict[str, Any]]
@@ -48,8 +50,9 @@ class PerMessage:
     each message object is read once (``ByObject``), while ``key()`` (what the read depends on
     besides the messages, the task's words) stays the same; ``indexed``: the read's items are
     (index of their message, value) pairs. The answer for the messages shared
-    with last call's history (``identical_prefix``) is taken whole; the rest, message by
-    message."""
+    with last call's history (``identical_prefix``) is taken whole; a message replaced after
+    them (a batch of clearing), whose answer has as many items as the one it replaces, is
+    read in its place (``_patch``); the rest, message by message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
                  key: Callable[[], object] | None = None, indexed: bool = False) -> None:
@@ -64,16 +67,35 @@ class PerMessage:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
             self.known, self.keyed, self.given = ByObject(), key, []
-        keep = identical_prefix(self.given, messages)
+        keep = self._patch(messages, identical_prefix(self.given, messages))
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
         for index, message in enumerate(messages[keep:], keep):
-            part = self.known.get(message, lambda m: self.read([m]))
-            self.answer += [(index, item) for _, item in part] if self.indexed else part
+            self.answer += self._part(index, message)
             self.ends.append(len(self.answer))
         self.known.forget(messages)
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
+
+    def _part(self, index: int, message: dict[str, Any]) -> list[Any]:
+        """The answer for ``message`` at ``index`` in the history."""
+        part = self.known.get(message, lambda m: self.read([m]))
+        return [(index, item) for _, item in part] if self.indexed else part
+
+    def _patch(self, messages: Messages, keep: int) -> int:
+        """Up to where ``answer`` holds for ``messages``, when it holds for the first ``keep``:
+        each message after them in last call's history that is the same object holds; one
+        replaced by another has its answer replaced in place, as long as the two have as
+        many items (a cleared result stays one result, one call)."""
+        shared = min(len(self.given), len(messages))
+        for index in compress(count(keep), map(is_not, messages[keep:shared],
+                                               self.given[keep:shared])):
+            start, end = self.ends[index - 1] if index else 0, self.ends[index]
+            part = self._part(index, messages[index])
+            if len(part) != end - start:
+                return index
+            self.answer[start:end] = part
+        return shared
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:

@@ -135,3 +135,38 @@ def test_an_indexed_read_moves_each_message_s_items_to_its_place() -> None:
     assert read(cleared[:9]) == located_results(cleared[:9])
     moved = cleared[:1] + cleared[3:]  # a round gone: the same messages at other places
     assert read(moved) == located_results(moved)
+
+
+def test_reads_follow_any_edit_of_the_history() -> None:
+    """Seeded edits as a session makes them — a new round, a batch replacing old messages, a
+    message replaced by one with more or fewer results, a round dropped, a history cut
+    short — and each time every read, plain and indexed, gives the full function's answer."""
+    import random
+
+    from s5_pipeline.microcompact import located_results, result_ids
+
+    rng = random.Random(11)
+    reads = {"calls": (calls, False), "results": (result_ids, False),
+             "located": (located_results, True)}
+    memos = {name: PerMessage(read, indexed=indexed) for name, (read, indexed) in reads.items()}
+    history = _history(8)
+    for step in range(200):
+        edit = rng.randrange(5)
+        if edit == 0:
+            history = history + _history(len(history) // 2 + 1)[len(history):]
+        elif edit == 1 and len(history) > 3:  # a batch: a few old results cleared
+            history = list(history)
+            for i in rng.sample(range(2, len(history), 2), k=min(3, (len(history) - 1) // 2)):
+                block = history[i]["content"][0]
+                history[i] = dict(history[i], content=[dict(block, content=f"[cleared {step}]")])
+        elif edit == 2 and len(history) > 3:  # one result more, or one fewer
+            history = list(history)
+            i = rng.randrange(2, len(history), 2)
+            blocks = history[i]["content"]
+            history[i] = dict(history[i], content=blocks[:1] if len(blocks) > 1 else blocks * 2)
+        elif edit == 3 and len(history) > 5:
+            history = history[:1] + history[3:]
+        elif edit == 4:
+            history = history[:rng.randrange(1, len(history) + 1)]
+        for name, (read, _) in reads.items():
+            assert memos[name](history) == read(history), (step, name)
