@@ -4,12 +4,13 @@ per message (the band's reads, ``s5_pipeline.reads``; see ``ctxlab.incremental``
 The history a layer is given grows at its end and, now and then, has a few old messages
 replaced (a batch of clearing). A read whose answer for a history is its answers for each
 message, one after another, needs to read only the messages it has not seen: the messages
-shared with last call's history (``identical_prefix``) give their part of the answer whole,
-and each other message object is read once and remembered. A read whose items name their
-message by its index (``indexed``: (index, value) pairs) reads each message alone, as message
-0, and its items are moved to the message's place; the shared messages keep theirs. As
-everywhere in the workbook, a message object edited in place is not seen: a layer replaces a
-message, it does not edit it.
+shared with last call's history (the same objects, or equal ones) give their part of the
+answer whole, and each other message object is read once and remembered. A read whose items
+name their message by its index (``indexed``: (index, value) pairs) reads each message alone,
+as message 0, and its items are moved to the message's place; the shared messages keep
+theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
+replaces a message, it does not edit it. ``identical_prefix`` (the replay's) finds how many
+leading messages two histories share.
 """
 
 from __future__ import annotations
@@ -49,10 +50,10 @@ class PerMessage:
     """``read(messages)`` for a read whose answer is its answers for each message, in order:
     each message object is read once (``ByObject``), while ``key()`` (what the read depends on
     besides the messages, the task's words) stays the same; ``indexed``: the read's items are
-    (index of their message, value) pairs. The answer for the messages shared
-    with last call's history (``identical_prefix``) is taken whole; a message replaced after
-    them (a batch of clearing), whose answer has as many items as the one it replaces, is
-    read in its place (``_patch``); the rest, message by message."""
+    (index of their message, value) pairs. The answer for the messages shared with last
+    call's history is kept; a message replaced by another (a batch of clearing), whose answer
+    has as many items as the one it replaces, is read in its place (``_patch``); the rest,
+    message by message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
                  key: Callable[[], object] | None = None, indexed: bool = False) -> None:
@@ -67,7 +68,7 @@ class PerMessage:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
             self.known, self.keyed, self.given = ByObject(), key, []
-        keep = self._patch(messages, identical_prefix(self.given, messages))
+        keep = self._patch(messages)
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
         for index, message in enumerate(messages[keep:], keep):
@@ -82,20 +83,20 @@ class PerMessage:
         part = self.known.get(message, lambda m: self.read([m]))
         return [(index, item) for _, item in part] if self.indexed else part
 
-    def _patch(self, messages: Messages, keep: int) -> int:
-        """Up to where ``answer`` holds for ``messages``, when it holds for the first ``keep``:
-        each message after them in last call's history that is the same object holds; one
-        replaced by another has its answer replaced in place, as long as the two have as
-        many items (a cleared result stays one result, one call)."""
-        shared = min(len(self.given), len(messages))
-        for index in compress(count(keep), map(is_not, messages[keep:shared],
-                                               self.given[keep:shared])):
+    def _patch(self, messages: Messages) -> int:
+        """Up to where ``answer`` holds for ``messages``: for each message of last call's
+        history that is the same object (found at C speed) or an equal one; one replaced by
+        another has its answer replaced in place, as long as the two have as many items (a
+        cleared result stays one result, one call)."""
+        for index in compress(count(), map(is_not, messages, self.given)):
+            if messages[index] == self.given[index]:
+                continue
             start, end = self.ends[index - 1] if index else 0, self.ends[index]
             part = self._part(index, messages[index])
             if len(part) != end - start:
                 return index
             self.answer[start:end] = part
-        return shared
+        return min(len(self.given), len(messages))
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:
