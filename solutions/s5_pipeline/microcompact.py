@@ -31,7 +31,8 @@ KEEP_LINES = 5  # lines naming the task's terms that a cleared result keeps (§7
 CLEARED = "[older tool result cleared to save space; run the tool again if you need it]"
 # a pointer starts where a run of non-spaces does (``(?<!\S)``: the same leftmost match as
 # without it, found without rescanning the run from each of its characters)
-POINTER = re.compile(r"(?<!\S)\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
+POINTER_FOLDER = ".task_outputs/tool-results/"
+POINTER = re.compile(r"(?<!\S)\S*" + re.escape(POINTER_FOLDER) + r"[A-Za-z0-9_-]+\.txt")
 WORD = re.compile(r"[^\W\d]\w{3,}")  # four letters or more, in a script that spaces its words
 ASCII_WORD = re.compile(WORD.pattern, re.ASCII)  # the same words, in ASCII text
 UNSPACED = re.compile(  # runs of Chinese characters, Japanese kana and Korean syllables
@@ -84,14 +85,14 @@ def placeholder(tool: str, text: str, path: str | None = None,
                 lines: list[str] | None = None) -> str:
     """What an old result of ``tool`` becomes (§7.5 tiers).
 
-    A pointer already in ``text`` (an offloaded result) or ``path`` (where the result was just
-    saved) makes it a pointer to that file, followed by ``lines`` (the ones the task asks
-    about, §7.4); without a file, the tiers: discardable → ``CLEARED``; non-discardable → the
-    first ``KEEP_CHARS`` characters and the full length; unknown → the tool's name and length.
+    A pointer already in ``text`` (an offloaded result, ``pointer_in``) or ``path`` (where the
+    result was just saved) makes it a pointer to that file, followed by ``lines`` (the ones
+    the task asks about, §7.4); without a file, the tiers: discardable → ``CLEARED``;
+    non-discardable → the first ``KEEP_CHARS`` characters and the full length; unknown → the
+    tool's name and length.
     """
     ### BEGIN SOLUTION 5.3
-    pointer = POINTER.search(text)
-    where = pointer.group(0) if pointer else path
+    where = pointer_in(text) or path
     if where:
         kept = "".join(f"\n{line}" for line in lines or [])
         return f"[older tool result cleared; saved in {where}]{kept}"
@@ -107,6 +108,20 @@ def located_results(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
     """Each tool result of ``messages``, in order: the index of its message and its id."""
     return [(i, b["tool_use_id"]) for i, m in enumerate(messages) if isinstance(m["content"], list)
             for b in m["content"] if b.get("type") == "tool_result"]
+
+
+def pointer_in(text: str) -> str | None:
+    """The first pointer to a saved result in ``text`` (``POINTER``), or None. The search
+    starts at the run of non-spaces where the folder's name first appears: a pointer holds
+    that name, so none starts before it, and most texts hold none at all."""
+    first = text.find(POINTER_FOLDER)
+    if first < 0:
+        return None
+    start = first
+    while start and not text[start - 1].isspace():  # ``\s`` is ``str.isspace``
+        start -= 1
+    found = POINTER.search(text, start)
+    return found.group(0) if found else None
 
 
 def result_ids(messages: list[dict[str, Any]]) -> list[str]:

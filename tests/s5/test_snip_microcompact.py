@@ -160,16 +160,20 @@ def test_ascii_text_has_the_words_the_general_path_finds() -> None:
 
 def test_a_pointer_is_found_where_the_unanchored_pattern_finds_it() -> None:
     """``POINTER`` starts a match only where a run of non-spaces starts: the leftmost match of
-    the pattern without that condition always starts there too, and ends at the same place."""
+    the pattern without that condition always starts there too, and ends at the same place;
+    ``pointer_in``, which searches from the run where the folder's name first appears, finds
+    the same pointer."""
     import random
     import re
 
-    from s5_pipeline.microcompact import POINTER
+    from s5_pipeline.microcompact import POINTER, pointer_in
 
     unanchored = re.compile(POINTER.pattern.removeprefix(r"(?<!\S)"))
     rng = random.Random(3)
-    parts = ["x", " ", "\n", "a/", ".task_outputs/tool-results/", "t_1", ".txt", "-", "q.txt"]
+    parts = ["x", " ", "\n", "\u00a0", "a/", ".task_outputs/tool-results/", "t_1", ".txt", "-",
+             "q.txt", ".task_outputs/"]
     for _ in range(2000):
         text = "".join(rng.choice(parts) for _ in range(rng.randrange(0, 12)))
         found, expected = POINTER.search(text), unanchored.search(text)
         assert (found and found.span()) == (expected and expected.span()), text
+        assert pointer_in(text) == (expected and expected.group(0)), text
