@@ -31,11 +31,11 @@ What is checked before anything is reused:
   one that a layer rewrote otherwise (snip, a summary) is marked whole, and nothing of that
   turn is kept for the next.
 
-The band's reads (``READS``, from ``s5_pipeline.reads``) are answers made of
-what each message says on its own, so ``PerMessage`` remembers each message's part by the
-message object: a turn reads only the messages it has not seen, wherever they are (a batch of
-clearing replaces a few old ones, and only those are read again). ``estimate_part``, the
-estimate of a part of the history, is the difference of two running sums.
+The band's reads (``s5_pipeline.reads``) are answers made of what each message says on its
+own, so each gets a memory (``permessage.remember_reads``) that keeps each message's part by
+the message object: a turn reads only the messages it has not seen, wherever they are (a
+batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
+the estimate of a part of the history, is the difference of two running sums.
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -52,7 +52,7 @@ from operator import is_not
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
-from .permessage import PerMessage
+from .permessage import remember_reads
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -89,16 +89,8 @@ def incremental(layer: L) -> L:
         layer.estimate_part = prepared.estimate_part
     if hasattr(layer, "check"):
         layer.check = functools.partial(check_changed, layer.check, prepared)
-    for read in READS:
-        if hasattr(layer, read):  # the band's reads, where the layer has them
-            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
-                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
-                indexed=read in INDEXED))
+    remember_reads(layer)
     return layer
-
-
-READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
-INDEXED = ("located",)  # the reads whose items are (index of their message, value)
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,

@@ -15,6 +15,7 @@ leading messages two histories share.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from itertools import compress, count
 from operator import is_not
@@ -97,6 +98,20 @@ class PerMessage:
                 return index
             self.answer[start:end] = part
         return min(len(self.given), len(messages))
+
+
+READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
+INDEXED = ("located",)  # the reads whose items are (index of their message, value)
+
+
+def remember_reads(layer: Any) -> None:
+    """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
+    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend on."""
+    for read in READS:
+        if hasattr(layer, read):
+            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
+                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
+                indexed=read in INDEXED))
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:
