@@ -170,7 +170,8 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                     decisions[block["tool_use_id"]] = new
                     block = dict(block, content=new)
             blocks.append(block)
-        out[i] = dict(messages[i], content=blocks)
+        if any(a is not b for a, b in zip(blocks, messages[i]["content"], strict=True)):
+            out[i] = dict(messages[i], content=blocks)  # a message nothing changed in is kept
     return out, decisions
 
 

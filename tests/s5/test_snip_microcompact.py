@@ -177,3 +177,14 @@ def test_a_pointer_is_found_where_the_unanchored_pattern_finds_it() -> None:
         found, expected = POINTER.search(text), unanchored.search(text)
         assert (found and found.span()) == (expected and expected.span()), text
         assert pointer_in(text) == (expected and expected.group(0)), text
+
+
+def test_a_message_nothing_is_cleared_in_is_passed_on_as_it_is() -> None:
+    """Only messages that change are copied: an old result shorter than its placeholder stays
+    as it is, and so does its message object (a copy would count as a change downstream)."""
+    history = _history(6)
+    history[2] = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t0", "content": "ok"}]}
+    out, decisions = microcompact(history, {f"t{n}": "read_file" for n in range(6)}, keep=1)
+    assert "t0" not in decisions and out[2] is history[2]
+    assert "t1" in decisions and out[4] is not history[4]
