@@ -69,7 +69,8 @@ class PerMessage:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
             self.known, self.keyed, self.given = ByObject(), key, []
-        keep = self._patch(messages)
+        given, self.given = self.given, []  # a read that fails: the next call starts afresh
+        keep = self._patch(messages, given)
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
         for index, message in enumerate(messages[keep:], keep):
@@ -84,20 +85,20 @@ class PerMessage:
         part = self.known.get(message, lambda m: self.read([m]))
         return [(index, item) for _, item in part] if self.indexed else part
 
-    def _patch(self, messages: Messages) -> int:
+    def _patch(self, messages: Messages, given: Messages) -> int:
         """Up to where ``answer`` holds for ``messages``: for each message of last call's
         history that is the same object (found at C speed) or an equal one; one replaced by
         another has its answer replaced in place, as long as the two have as many items (a
         cleared result stays one result, one call)."""
-        for index in compress(count(), map(is_not, messages, self.given)):
-            if messages[index] == self.given[index]:
+        for index in compress(count(), map(is_not, messages, given)):
+            if messages[index] == given[index]:
                 continue
             start, end = self.ends[index - 1] if index else 0, self.ends[index]
             part = self._part(index, messages[index])
             if len(part) != end - start:
                 return index
             self.answer[start:end] = part
-        return min(len(self.given), len(messages))
+        return min(len(given), len(messages))
 
 
 READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``

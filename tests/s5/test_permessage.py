@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from s5_pipeline import estimate_tokens, mark_newest
 from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
@@ -170,3 +171,30 @@ def test_reads_follow_any_edit_of_the_history() -> None:
             history = history[:rng.randrange(1, len(history) + 1)]
         for name, (read, _) in reads.items():
             assert memos[name](history) == read(history), (step, name)
+
+
+def test_a_read_that_fails_leaves_the_next_call_right() -> None:
+    """A read that raises halfway through a call (here after a message whose answer changed
+    length, so the rest is being read again) leaves no half-updated answer behind: the next
+    call gives the full function's answer."""
+    from s5_pipeline.microcompact import located_results
+
+    failing: dict[str, Any] = {"at": None}
+
+    def read(messages: Messages) -> list[Any]:
+        if messages and messages[0] is failing["at"]:
+            raise ValueError("unreadable")
+        return located_results(messages)
+
+    memo = PerMessage(read, indexed=True)
+    history = _history(10)
+    memo(history)
+    edited = list(history)
+    edited[2] = dict(edited[2], content=edited[2]["content"] * 2)  # one result more
+    edited[8] = dict(edited[8])  # another object, read again after the change
+    failing["at"] = edited[8]
+    with pytest.raises(ValueError):
+        memo(edited)
+    failing["at"] = None
+    assert memo(edited) == located_results(edited)
+    assert memo(history) == located_results(history)
