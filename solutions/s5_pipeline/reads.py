@@ -81,6 +81,8 @@ def edited_reads(uses: list[dict[str, Any]]) -> list[str]:
     """The newest read of each file the agent has edited (``uses``: its tool calls, in
     order): its working copy (§10.1)."""
     edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
+    if not edited:
+        return []  # no working copy: no read to look for
     newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
               if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
     return list(newest.values())
