@@ -66,19 +66,13 @@ def holds_cleared(message: dict[str, Any], decisions: dict[str, dict[str, Any]])
         for b in content)
 
 
-def find_anchor(messages: Messages, decisions: dict[str, dict[str, Any]],
-                hint: int | None = None) -> int | None:
-    """The index of the newest message holding a cleared result, or None. ``hint``, last
-    turn's answer, is where the search starts when it still qualifies (a turn appends)."""
-    if hint is None and all(d.get("layer") != "microcompact" for d in decisions.values()):
-        return None  # nothing cleared yet: no message to look for
-    valid = hint is not None and hint < len(messages) and holds_cleared(messages[hint],
-                                                                         decisions)
-    found = None
-    for index in range(hint if valid else 0, len(messages)):
-        if holds_cleared(messages[index], decisions):
-            found = index
-    return found
+def find_anchor(located: list[tuple[int, str]],
+                decisions: dict[str, dict[str, Any]]) -> int | None:
+    """The index of the newest message holding a cleared result, or None: read backwards
+    from the newest result (``located``: each result's message index and id, in order) to
+    the first one microcompact cleared."""
+    return next((index for index, ident in reversed(located)
+                 if decisions.get(ident, {}).get("layer") == "microcompact"), None)
 
 
 def mark_anchor(messages: Messages, index: int | None) -> Messages:

@@ -27,6 +27,7 @@ class Ledger:
         self.decisions: dict[str, dict[str, Any]] = {}
         self.recorded: list[str] = []  # ids frozen by this process, in order
         self.history: list[dict[str, Any]] = []  # every decision this process froze, in order
+        self.by_layer: dict[str, tuple[int, list[str]]] = {}  # ``decided_by``'s, and when
         for entry in read_records(self.path):
             if isinstance(entry.get("id"), str) and "content" in entry:
                 self.decisions[entry["id"]] = entry
@@ -45,6 +46,15 @@ class Ledger:
             self.history.append(entry)
         if entries:
             self._append(self.path, *entries)
+
+    def decided_by(self, layer: str) -> list[str]:
+        """The ids whose decision ``layer`` froze, in order: worked out again only after a
+        new decision (``history`` grows with each)."""
+        known = self.by_layer.get(layer)
+        if known is None or known[0] != len(self.history):
+            known = self.by_layer[layer] = (len(self.history), [
+                i for i, d in self.decisions.items() if d.get("layer") == layer])
+        return list(known[1])
 
     def note(self, name: str, entry: dict[str, Any]) -> None:
         """Append a record (summary quality, the user's texts) to ``<name>.jsonl`` beside the

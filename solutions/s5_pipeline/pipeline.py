@@ -34,7 +34,7 @@ from ctxlab import models
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
-from .anchor import MARKS, Marks, find_anchor, holds_cleared, mark_anchor
+from .anchor import MARKS, Marks, holds_cleared, mark_anchor
 from .anchors import coverage
 from .band import BandClearing, task_text
 from .calibration import Calibration
@@ -138,7 +138,7 @@ class Pipeline(BandClearing):
         self.calibration.sent = (session.last_usage, self.estimate(messages))
         decisions = self._ledger(session).decisions
         settled = self.anchor  # where the cached prefix the last batch left ends
-        self.anchor = find_anchor(messages, decisions, self.anchor)
+        self.anchor = self._anchor(messages, session)
         keep = settled is not None and settled < len(messages) and holds_cleared(
             messages[settled], decisions)
         marked = self.marks.frozen(request, settled if keep else self.anchor, self.anchor,

@@ -31,11 +31,11 @@ What is checked before anything is reused:
   one that a layer rewrote otherwise (snip, a summary) is marked whole, and nothing of that
   turn is kept for the next.
 
-The band's reads (``READS``, from ``s5_pipeline.reads``) are answers made of
-what each message says on its own, so ``PerMessage`` remembers each message's part by the
-message object: a turn reads only the messages it has not seen, wherever they are (a batch of
-clearing replaces a few old ones, and only those are read again). ``estimate_part``, the
-estimate of a part of the history, is the difference of two running sums.
+The band's reads (``s5_pipeline.reads``) are answers made of what each message says on its
+own, so each gets a memory (``permessage.remember_reads``) that keeps each message's part by
+the message object: a turn reads only the messages it has not seen, wherever they are (a
+batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
+the estimate of a part of the history, is the difference of two running sums.
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -47,11 +47,12 @@ from __future__ import annotations
 import functools
 from array import array
 from collections.abc import Callable
-from itertools import accumulate
+from itertools import accumulate, compress, count
+from operator import is_not
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
-from .permessage import PerMessage
+from .permessage import remember_reads
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -88,14 +89,8 @@ def incremental(layer: L) -> L:
         layer.estimate_part = prepared.estimate_part
     if hasattr(layer, "check"):
         layer.check = functools.partial(check_changed, layer.check, prepared)
-    for read in READS:
-        if hasattr(layer, read):  # the band's reads, where the layer has them
-            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
-                getattr, layer, "terms", None)))  # a partial, not a lambda: runs are pickled
+    remember_reads(layer)
     return layer
-
-
-READS = ("uses", "calls", "found", "results", "saved")  # the band's (``s5_pipeline.reads``)
 
 
 def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
@@ -190,8 +185,7 @@ class Prepared:
             return None
         if messages is self.applied:
             return []
-        swapped = [i for i, (a, b) in enumerate(zip(messages, self.applied, strict=True))
-                   if a is not b]
+        swapped = list(compress(count(), map(is_not, messages, self.applied)))
         return swapped if len(swapped) <= REPLACED else None
 
     def _adopt(self, messages: Messages, swapped: list[int]) -> None:
@@ -219,8 +213,8 @@ class Prepared:
         if ledger is not self.ledger:
             return 0, []
         shared = min(len(self.given), len(messages))
-        differ = {i for i, (a, b) in enumerate(zip(messages[:shared], self.given[:shared],
-                                                   strict=True)) if a is not b and a != b}
+        differ = {i for i in compress(count(), map(is_not, messages[:shared], self.given))
+                  if messages[i] != self.given[i]}
         if 0 < shared == len(self.given):  # last turn's newest: its breakpoint moves on
             differ.add(shared - 1)
         changed = set(ledger.recorded[self.recorded:])

@@ -4,14 +4,21 @@ per message (the band's reads, ``s5_pipeline.reads``; see ``ctxlab.incremental``
 The history a layer is given grows at its end and, now and then, has a few old messages
 replaced (a batch of clearing). A read whose answer for a history is its answers for each
 message, one after another, needs to read only the messages it has not seen: the messages
-shared with last call's history (``identical_prefix``) give their part of the answer whole,
-and each other message object is read once and remembered. As everywhere in the workbook, a
-message object edited in place is not seen: a layer replaces a message, it does not edit it.
+shared with last call's history (the same objects, or equal ones) give their part of the
+answer whole, and each other message object is read once and remembered. A read whose items
+name their message by its index (``indexed``: (index, value) pairs) reads each message alone,
+as message 0, and its items are moved to the message's place; the shared messages keep
+theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
+replaces a message, it does not edit it. ``identical_prefix`` (the replay's) finds how many
+leading messages two histories share.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 Messages = list[dict[str, Any]]
@@ -43,13 +50,15 @@ class ByObject:
 class PerMessage:
     """``read(messages)`` for a read whose answer is its answers for each message, in order:
     each message object is read once (``ByObject``), while ``key()`` (what the read depends on
-    besides the messages, the task's words) stays the same. The answer for the messages shared
-    with last call's history (``identical_prefix``) is taken whole; the rest, message by
-    message."""
+    besides the messages, the task's words) stays the same; ``indexed``: the read's items are
+    (index of their message, value) pairs. The answer for the messages shared with last
+    call's history is kept; a message replaced by another (a batch of clearing), whose answer
+    has as many items as the one it replaces, is read in its place (``_patch``); the rest,
+    message by message."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
-                 key: Callable[[], object] | None = None) -> None:
-        self.read, self.key = read, key
+                 key: Callable[[], object] | None = None, indexed: bool = False) -> None:
+        self.read, self.key, self.indexed = read, key, indexed
         self.known = ByObject()
         self.keyed: object = None
         self.given: Messages = []  # last call's history
@@ -60,15 +69,50 @@ class PerMessage:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
             self.known, self.keyed, self.given = ByObject(), key, []
-        keep = identical_prefix(self.given, messages)
+        given, self.given = self.given, []  # a read that fails: the next call starts afresh
+        keep = self._patch(messages, given)
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
-        for message in messages[keep:]:
-            self.answer += self.known.get(message, lambda m: self.read([m]))
+        for index, message in enumerate(messages[keep:], keep):
+            self.answer += self._part(index, message)
             self.ends.append(len(self.answer))
         self.known.forget(messages)
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
+
+    def _part(self, index: int, message: dict[str, Any]) -> list[Any]:
+        """The answer for ``message`` at ``index`` in the history."""
+        part = self.known.get(message, lambda m: self.read([m]))
+        return [(index, item) for _, item in part] if self.indexed else part
+
+    def _patch(self, messages: Messages, given: Messages) -> int:
+        """Up to where ``answer`` holds for ``messages``: for each message of last call's
+        history that is the same object (found at C speed) or an equal one; one replaced by
+        another has its answer replaced in place, as long as the two have as many items (a
+        cleared result stays one result, one call)."""
+        for index in compress(count(), map(is_not, messages, given)):
+            if messages[index] == given[index]:
+                continue
+            start, end = self.ends[index - 1] if index else 0, self.ends[index]
+            part = self._part(index, messages[index])
+            if len(part) != end - start:
+                return index
+            self.answer[start:end] = part
+        return min(len(given), len(messages))
+
+
+READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
+INDEXED = ("located",)  # the reads whose items are (index of their message, value)
+
+
+def remember_reads(layer: Any) -> None:
+    """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
+    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend on."""
+    for read in READS:
+        if hasattr(layer, read):
+            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
+                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
+                indexed=read in INDEXED))
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:

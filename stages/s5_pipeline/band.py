@@ -15,6 +15,8 @@ cold) and reads the history through ``HistoryReads`` (``reads``).
 
 from __future__ import annotations
 
+from itertools import compress, count
+from operator import is_not, itemgetter
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -87,8 +89,9 @@ class BandClearing(HistoryReads):
         batch ended (``anchor``), if any and if its prefix is at least the model's cache
         minimum (a shorter one is never cached); else none. What it frees is what the
         messages it changed lose."""
-        changed = [i for i, (a, b) in enumerate(zip(messages, after, strict=True)) if a != b]
-        anchor = find_anchor(messages, self._ledger(session).decisions, self.anchor)
+        changed = [i for i in compress(count(), map(is_not, messages, after))
+                   if messages[i] != after[i]]  # an equal copy is no change
+        anchor = self._anchor(messages, session)
         cached = anchor + 1 if anchor is not None and anchor < changed[0] else 0
         if cached and self.estimate_part(messages, 0, cached) + self._fixed(session) < \
                 models.get(session.model).cache_minimum:  # the plain estimate: as on a resume
@@ -99,10 +102,15 @@ class BandClearing(HistoryReads):
         return Batch(freed=round(freed * ratio),
                      suffix=round(self.estimate_part(messages, cached) * ratio))
 
+    def _anchor(self, messages: Messages, session: Session) -> int | None:
+        """Where the last batch ended (``anchor.find_anchor``); None before any batch."""
+        if not self._cleared(session):
+            return None
+        return find_anchor(self.located(messages), self._ledger(session).decisions)
+
     def _cleared(self, session: Session) -> list[str]:
         """The ids of the results microcompact cleared, in order."""
-        return [i for i, d in self._ledger(session).decisions.items()
-                if d.get("layer") == "microcompact"]
+        return self._ledger(session).decided_by("microcompact")
 
     def _microcompact(self, messages: Messages, session: Session, *,
                       over_band: bool) -> tuple[Messages, dict]:
@@ -125,7 +133,8 @@ class BandClearing(HistoryReads):
         return microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(self.found(messages), self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
-                            cleared=cleared, exempt=exempt, after=self.changed_files.attached)
+                            cleared=cleared, exempt=exempt, after=self.changed_files.attached,
+                            located=self.located(messages))
 
     def _fetched_again(self, messages: Messages, cleared: list[str]) -> list[str]:
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
@@ -137,8 +146,8 @@ class BandClearing(HistoryReads):
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
         """Save each result whose placeholder names a new file, then freeze the decisions."""
-        for message in messages:
-            for block in message["content"] if isinstance(message["content"], list) else []:
+        for index in dict.fromkeys(i for i, ident in self.located(messages) if ident in decisions):
+            for block in messages[index]["content"]:
                 ident = block.get("tool_use_id")
                 if ident in decisions and _saved_at(ident) in decisions[ident]:
                     offload(session.workspace, ident, result_text(block))
@@ -160,7 +169,7 @@ def _decisions(chosen: Chosen | None) -> dict[str, str]:
 def _replies(messages: Messages) -> int:
     """The requests answered so far, read from the history (so a resumed session counts the
     same): the estimate of those still to come (§6.5)."""
-    return sum(m["role"] == "assistant" for m in messages)
+    return list(map(itemgetter("role"), messages)).count("assistant")
 
 
 def _saved_at(tool_use_id: str) -> str | None:

@@ -64,12 +64,10 @@ class UserTexts:
     def reinject(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Put back, in the first message, every remembered text no longer visible (still a
         block of its own, or else inside any block's text)."""
-        blocks = [b for m in messages for b in (
-            [m["content"]] if isinstance(m["content"], str) else m["content"])]
-        whole = {b if isinstance(b, str) else b.get("text") for b in blocks}
-        missing = [t for t in self.texts if t not in whole]
+        missing = self._unseen(messages)
         if missing:  # not a block of its own: quoted inside another one, or gone
-            visible = "\n".join(block_text(b) if not isinstance(b, str) else b for b in blocks)
+            visible = "\n".join(block_text(b) if not isinstance(b, str) else b
+                                for m in messages for b in _blocks(m))
             missing = [t for t in missing if t not in visible]
         if not missing or not messages:
             return messages
@@ -78,3 +76,19 @@ class UserTexts:
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
         attachment = {"type": "text", "text": HEADER + "\n" + "\n".join(missing)}
         return [dict(first, content=blocks + [attachment])] + messages[1:]
+
+    def _unseen(self, messages: list[dict[str, Any]]) -> list[str]:
+        """The remembered texts that are no block of their own in ``messages``, in order: the
+        messages are read only until every text is found (the task's, in the first one)."""
+        unseen = set(self.texts)
+        for message in messages:
+            if not unseen:
+                break
+            for block in _blocks(message):
+                unseen.discard(block if isinstance(block, str) else block.get("text"))
+        return [t for t in self.texts if t in unseen]
+
+
+def _blocks(message: dict[str, Any]) -> list[Any]:
+    """A message's blocks (a text content is one block)."""
+    return [message["content"]] if isinstance(message["content"], str) else message["content"]

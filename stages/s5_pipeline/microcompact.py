@@ -31,8 +31,12 @@ KEEP_RECENT = 3
 KEEP_CHARS = 200
 KEEP_LINES = 5  # lines naming the task's terms that a cleared result keeps (§7.4's preview)
 CLEARED = "[older tool result cleared to save space; run the tool again if you need it]"
-POINTER = re.compile(r"\S*\.task_outputs/tool-results/[A-Za-z0-9_-]+\.txt")
+# a pointer starts where a run of non-spaces does (``(?<!\S)``: the same leftmost match as
+# without it, found without rescanning the run from each of its characters)
+POINTER_FOLDER = ".task_outputs/tool-results/"
+POINTER = re.compile(r"(?<!\S)\S*" + re.escape(POINTER_FOLDER) + r"[A-Za-z0-9_-]+\.txt")
 WORD = re.compile(r"[^\W\d]\w{3,}")  # four letters or more, in a script that spaces its words
+ASCII_WORD = re.compile(WORD.pattern, re.ASCII)  # the same words, in ASCII text
 UNSPACED = re.compile(  # runs of Chinese characters, Japanese kana and Korean syllables
     r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
 SavedAt = Callable[[str], "str | None"]  # tool_use_id -> where the result is saved, or None
@@ -46,6 +50,8 @@ def task_terms(text: str) -> frozenset[str]:
     characters long, so a two-character window finds them without a dictionary, as CJK
     search indexes do; a pair that straddles two words is rarely found elsewhere, so it
     matches little."""
+    if text.isascii():  # no CJK, and case-folding ASCII is lowering it, letter for letter
+        return frozenset(ASCII_WORD.findall(text.lower()))
     runs = UNSPACED.findall(text)
     pairs = {run[i:i + 2] for run in runs for i in range(len(run) - 1)}
     spaced = UNSPACED.sub(" ", text) if runs else text
@@ -64,9 +70,11 @@ def matching_lines(text: str, terms: Collection[str]) -> list[str]:
     if not named_in_text:
         return []
     mentions = re.compile("|".join(map(re.escape, sorted(named_in_text))))
+    lines = text.splitlines()  # ASCII is case-folded letter for letter, line breaks kept:
+    folded = text.lower().splitlines() if text.isascii() else map(str.casefold, lines)
     named = [(line, task_terms(line) & named_in_text  # a line without them names none
-              if mentions.search(line.casefold()) else frozenset())
-             for line in text.splitlines()]
+              if mentions.search(low) else frozenset())
+             for line, low in zip(lines, folded, strict=True)]
     lines_with = Counter(term for _, found in named for term in found)
     telling = {t for t, n in lines_with.items() if n <= len(named) / 2}
     scored = [(sum(1 / lines_with[t] for t in found & telling), -i)
@@ -79,12 +87,33 @@ def placeholder(tool: str, text: str, path: str | None = None,
                 lines: list[str] | None = None) -> str:
     """What an old result of ``tool`` becomes (§7.5 tiers).
 
-    A pointer already in ``text`` (an offloaded result) or ``path`` (where the result was just
-    saved) makes it a pointer to that file, followed by ``lines`` (the ones the task asks
-    about, §7.4); without a file, the tiers: discardable → ``CLEARED``; non-discardable → the
-    first ``KEEP_CHARS`` characters and the full length; unknown → the tool's name and length.
+    A pointer already in ``text`` (an offloaded result, ``pointer_in``) or ``path`` (where the
+    result was just saved) makes it a pointer to that file, followed by ``lines`` (the ones
+    the task asks about, §7.4); without a file, the tiers: discardable → ``CLEARED``;
+    non-discardable → the first ``KEEP_CHARS`` characters and the full length; unknown → the
+    tool's name and length.
     """
     raise NotImplementedError("Exercise 5.3 — placeholder(): see notebooks/05_pipeline.ipynb")
+
+
+def located_results(messages: list[dict[str, Any]]) -> list[tuple[int, str]]:
+    """Each tool result of ``messages``, in order: the index of its message and its id."""
+    return [(i, b["tool_use_id"]) for i, m in enumerate(messages) if isinstance(m["content"], list)
+            for b in m["content"] if b.get("type") == "tool_result"]
+
+
+def pointer_in(text: str) -> str | None:
+    """The first pointer to a saved result in ``text`` (``POINTER``), or None. The search
+    starts at the run of non-spaces where the folder's name first appears: a pointer holds
+    that name, so none starts before it, and most texts hold none at all."""
+    first = text.find(POINTER_FOLDER)
+    if first < 0:
+        return None
+    start = first
+    while start and not text[start - 1].isspace():  # ``\s`` is ``str.isspace``
+        start -= 1
+    found = POINTER.search(text, start)
+    return found.group(0) if found else None
 
 
 def result_ids(messages: list[dict[str, Any]]) -> list[str]:
@@ -97,6 +126,7 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                  keep: int = KEEP_RECENT, *, terms: Collection[str] = (),
                  saved_at: SavedAt | None = None, cleared: Collection[str] = (),
                  exempt: Collection[str] = (), after: Mapping[str, str] | None = None,
+                 located: list[tuple[int, str]] | None = None,
                  ) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Clear every seen tool result but the last ``keep``; returns (messages, {id: new text}).
 
@@ -106,12 +136,11 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     placeholder cleared again would lose its kept lines and change bytes the cache holds,
     §6.9); ``exempt``: ids never cleared (the working copy of a file the agent is editing,
     §10.1); ``after``: text a result's placeholder keeps after it (a note
-    attached to the result, §10.2). Only results whose text would change are reported;
-    messages that change are copied.
+    attached to the result, §10.2); ``located``: ``located_results(messages)``, when the
+    caller has it. Only results whose text would change are reported; messages that change
+    are copied.
     """
-    located = [(i, b["tool_use_id"]) for i, m in enumerate(messages)
-               if isinstance(m["content"], list) for b in m["content"]
-               if b.get("type") == "tool_result"]
+    located = located_results(messages) if located is None else located
     last_reply = next((i for i in range(len(messages) - 1, -1, -1)
                        if messages[i]["role"] == "assistant"), -1)
     gone = set(cleared) | set(exempt)
@@ -133,7 +162,8 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
                     decisions[block["tool_use_id"]] = new
                     block = dict(block, content=new)
             blocks.append(block)
-        out[i] = dict(messages[i], content=blocks)
+        if any(a is not b for a, b in zip(blocks, messages[i]["content"], strict=True)):
+            out[i] = dict(messages[i], content=blocks)  # a message nothing changed in is kept
     return out, decisions
 
 

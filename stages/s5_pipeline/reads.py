@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from itertools import takewhile
+from itertools import chain, takewhile
 from typing import Any
 
 from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR
 from s4_summarize.rebuild import tool_uses
 
-from .microcompact import NON_DISCARDABLE, result_ids, terms_of
+from .microcompact import NON_DISCARDABLE, located_results, result_ids, terms_of
 
 Messages = list[dict[str, Any]]
 Call = tuple[str, str]  # a tool call's id, and what it asks (its tool and input, as text)
@@ -46,6 +46,10 @@ class HistoryReads:
         """The ids of the tool results, in order."""
         return result_ids(messages)
 
+    def located(self, messages: Messages) -> list[tuple[int, str]]:
+        """Each tool result, in order: the index of its message and its id."""
+        return located_results(messages)
+
     def saved(self, messages: Messages) -> list[tuple[str, str]]:
         """The reads of a saved copy (``saved_reads``), in order."""
         return saved_reads(messages)
@@ -69,7 +73,7 @@ def telling_terms(found: list[frozenset[str]], terms: frozenset[str]) -> frozens
     the results in view (``found``: the terms each names, ``found_terms``). A term in most of
     them, a word like "then", says nothing about any one; ``matching_lines`` applies the same
     rule to the lines of one result (§7.4)."""
-    named = Counter(t for words in found for t in words)
+    named = Counter(chain.from_iterable(found))
     return frozenset(t for t in terms if named[t] <= len(found) / 2)
 
 
@@ -77,6 +81,8 @@ def edited_reads(uses: list[dict[str, Any]]) -> list[str]:
     """The newest read of each file the agent has edited (``uses``: its tool calls, in
     order): its working copy (§10.1)."""
     edited = {(b.get("input") or {}).get("path") for b in uses if b.get("name") == "edit_file"}
+    if not edited:
+        return []  # no working copy: no read to look for
     newest = {(b.get("input") or {}).get("path"): b["id"] for b in uses
               if b.get("name") == "read_file" and (b.get("input") or {}).get("path") in edited}
     return list(newest.values())

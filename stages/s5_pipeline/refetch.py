@@ -21,5 +21,7 @@ def fetched_again(calls: list[Call], cleared: Collection[str]) -> list[str]:
     """The ids of the calls (``calls``: each call's id and what it asks, ``reads.calls``), not
     cleared themselves, that repeat a call whose result was cleared (``cleared``), in order."""
     cleared = set(cleared)
+    if not cleared:
+        return []
     gone = {call for ident, call in calls if ident in cleared}
     return [ident for ident, call in calls if call in gone and ident not in cleared]

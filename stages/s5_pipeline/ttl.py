@@ -55,5 +55,9 @@ class StaticTTL:
 
 
 def with_ttl(blocks: list[dict[str, Any]], ttl: dict[str, str]) -> list[dict[str, Any]]:
-    """``blocks`` with every breakpoint set to ``ttl`` (a block without one is passed on)."""
+    """``blocks`` with every breakpoint set to ``ttl`` (a block without one is passed on);
+    ``blocks`` themselves when every breakpoint has it already: the prefix stays the same
+    objects from one request to the next, so what is worked out from it is kept."""
+    if all(b["cache_control"] == ttl for b in blocks if "cache_control" in b):
+        return blocks
     return [dict(b, cache_control=dict(ttl)) if "cache_control" in b else b for b in blocks]

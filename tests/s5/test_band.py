@@ -275,3 +275,29 @@ def test_past_the_bands_upper_edge_a_saved_copy_read_back_is_cleared(tmp_path) -
     layer.prepare(history, session)
     assert session.events[0]["trigger"].endswith(f"upper edge {130_000:,}")
     assert {"toolu_0", "toolu_1"} <= set(layer.ledger.decisions)
+
+
+def test_the_anchor_is_the_newest_message_holding_a_cleared_result() -> None:
+    """``find_anchor`` reads the results' places backwards: the same message as a look at
+    every message for a result microcompact cleared, whatever the decisions."""
+    import random
+
+    from s5_pipeline.anchor import find_anchor, holds_cleared
+    from s5_pipeline.microcompact import located_results
+
+    rng = random.Random(5)
+    history: list = [{"role": "user", "content": "the task"}]
+    for n in range(40):
+        history.append({"role": "assistant", "content": [
+            {"type": "tool_use", "id": f"t{n}.{k}", "name": "read_file", "input": {}}
+            for k in range(n % 3 + 1)]})
+        history.append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": f"t{n}.{k}", "content": "x"}
+            for k in range(n % 3 + 1)]})
+    ids = [ident for _, ident in located_results(history)]
+    for _ in range(50):
+        decisions = {i: {"layer": rng.choice(["microcompact", "offload"])}
+                     for i in rng.sample(ids, k=rng.randrange(0, 6))}
+        newest = max((i for i, m in enumerate(history) if holds_cleared(m, decisions)),
+                     default=None)
+        assert find_anchor(located_results(history), decisions) == newest

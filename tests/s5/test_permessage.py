@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from s5_pipeline import estimate_tokens, mark_newest
 from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
@@ -114,3 +115,86 @@ def test_a_batch_that_changed_only_results_is_not_checked_again(tmp_path: Path) 
     check_changed(whole, prepared, renamed)
     check_changed(whole, prepared, applied[:-2])  # another length: a layer cut it
     assert checked == [len(applied)] * 2 + [len(applied) - 2]
+
+
+def test_an_indexed_read_moves_each_message_s_items_to_its_place() -> None:
+    """``located_results`` names each result by the index of its message: read once per
+    message as message 0, its items are moved to where the message is, and after a batch
+    (old messages replaced) or a shorter history the answer is the full function's."""
+    from s5_pipeline.microcompact import located_results
+
+    counted = _Reads(located_results)
+    read = PerMessage(counted, indexed=True)
+    history = _history(30)
+    assert read(history) == located_results(history) and counted.seen == len(history)
+    history += _history(31)[len(history):]
+    assert read(history) == located_results(history) and counted.seen == len(history)
+    cleared = list(history)
+    cleared[6] = dict(cleared[6], content=[dict(cleared[6]["content"][0], content="[cleared]")])
+    before = counted.seen
+    assert read(cleared) == located_results(cleared) and counted.seen == before + 1
+    assert read(cleared[:9]) == located_results(cleared[:9])
+    moved = cleared[:1] + cleared[3:]  # a round gone: the same messages at other places
+    assert read(moved) == located_results(moved)
+
+
+def test_reads_follow_any_edit_of_the_history() -> None:
+    """Seeded edits as a session makes them — a new round, a batch replacing old messages, a
+    message replaced by one with more or fewer results, a round dropped, a history cut
+    short — and each time every read, plain and indexed, gives the full function's answer."""
+    import random
+
+    from s5_pipeline.microcompact import located_results, result_ids
+
+    rng = random.Random(11)
+    reads = {"calls": (calls, False), "results": (result_ids, False),
+             "located": (located_results, True)}
+    memos = {name: PerMessage(read, indexed=indexed) for name, (read, indexed) in reads.items()}
+    history = _history(8)
+    for step in range(200):
+        edit = rng.randrange(5)
+        if edit == 0:
+            history = history + _history(len(history) // 2 + 1)[len(history):]
+        elif edit == 1 and len(history) > 3:  # a batch: a few old results cleared
+            history = list(history)
+            for i in rng.sample(range(2, len(history), 2), k=min(3, (len(history) - 1) // 2)):
+                block = history[i]["content"][0]
+                history[i] = dict(history[i], content=[dict(block, content=f"[cleared {step}]")])
+        elif edit == 2 and len(history) > 3:  # one result more, or one fewer
+            history = list(history)
+            i = rng.randrange(2, len(history), 2)
+            blocks = history[i]["content"]
+            history[i] = dict(history[i], content=blocks[:1] if len(blocks) > 1 else blocks * 2)
+        elif edit == 3 and len(history) > 5:
+            history = history[:1] + history[3:]
+        elif edit == 4:
+            history = history[:rng.randrange(1, len(history) + 1)]
+        for name, (read, _) in reads.items():
+            assert memos[name](history) == read(history), (step, name)
+
+
+def test_a_read_that_fails_leaves_the_next_call_right() -> None:
+    """A read that raises halfway through a call (here after a message whose answer changed
+    length, so the rest is being read again) leaves no half-updated answer behind: the next
+    call gives the full function's answer."""
+    from s5_pipeline.microcompact import located_results
+
+    failing: dict[str, Any] = {"at": None}
+
+    def read(messages: Messages) -> list[Any]:
+        if messages and messages[0] is failing["at"]:
+            raise ValueError("unreadable")
+        return located_results(messages)
+
+    memo = PerMessage(read, indexed=True)
+    history = _history(10)
+    memo(history)
+    edited = list(history)
+    edited[2] = dict(edited[2], content=edited[2]["content"] * 2)  # one result more
+    edited[8] = dict(edited[8])  # another object, read again after the change
+    failing["at"] = edited[8]
+    with pytest.raises(ValueError):
+        memo(edited)
+    failing["at"] = None
+    assert memo(edited) == located_results(edited)
+    assert memo(history) == located_results(history)

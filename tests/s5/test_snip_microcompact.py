@@ -144,3 +144,47 @@ def test_a_result_cleared_before_is_never_cleared_again() -> None:
     _, frozen = microcompact(later, names, terms=terms, saved_at=lambda i: f"x/{i}",
                              cleared=decisions)
     assert sorted(frozen) == ["t3", "t4"]
+
+
+def test_ascii_text_has_the_words_the_general_path_finds() -> None:
+    """``task_terms`` reads ASCII text with ASCII patterns: a non-ASCII space at the end
+    (no word, no CJK) sends the same text down the general path, which must agree."""
+    import random
+
+    rng = random.Random(7)
+    alphabet = "abcdXYZ_09 .,/-\n\t"
+    for _ in range(300):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 60)))
+        assert task_terms(text) == task_terms(text + "\u00a0"), text
+
+
+def test_a_pointer_is_found_where_the_unanchored_pattern_finds_it() -> None:
+    """``POINTER`` starts a match only where a run of non-spaces starts: the leftmost match of
+    the pattern without that condition always starts there too, and ends at the same place;
+    ``pointer_in``, which searches from the run where the folder's name first appears, finds
+    the same pointer."""
+    import random
+    import re
+
+    from s5_pipeline.microcompact import POINTER, pointer_in
+
+    unanchored = re.compile(POINTER.pattern.removeprefix(r"(?<!\S)"))
+    rng = random.Random(3)
+    parts = ["x", " ", "\n", "\u00a0", "a/", ".task_outputs/tool-results/", "t_1", ".txt", "-",
+             "q.txt", ".task_outputs/"]
+    for _ in range(2000):
+        text = "".join(rng.choice(parts) for _ in range(rng.randrange(0, 12)))
+        found, expected = POINTER.search(text), unanchored.search(text)
+        assert (found and found.span()) == (expected and expected.span()), text
+        assert pointer_in(text) == (expected and expected.group(0)), text
+
+
+def test_a_message_nothing_is_cleared_in_is_passed_on_as_it_is() -> None:
+    """Only messages that change are copied: an old result shorter than its placeholder stays
+    as it is, and so does its message object (a copy would count as a change downstream)."""
+    history = _history(6)
+    history[2] = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t0", "content": "ok"}]}
+    out, decisions = microcompact(history, {f"t{n}": "read_file" for n in range(6)}, keep=1)
+    assert "t0" not in decisions and out[2] is history[2]
+    assert "t1" in decisions and out[4] is not history[4]

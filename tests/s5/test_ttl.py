@@ -74,3 +74,17 @@ def test_a_short_task_pays_for_no_hour_it_never_uses() -> None:
         r.cache_read_tokens for r in hour.records]
     assert auto.summary.tokens_per_task == hour.summary.tokens_per_task
     assert auto.summary.cost_usd < hour.summary.cost_usd
+
+
+def test_a_prefix_already_on_its_ttl_is_passed_on_as_it_is() -> None:
+    """``with_ttl`` returns the very blocks when every breakpoint has the TTL already (what is
+    worked out from the prefix is then kept), and otherwise copies with the TTL set."""
+    from s5_pipeline.ttl import FIVE_MINUTES, HOUR, with_ttl
+
+    blocks = [{"type": "text", "text": "a"},
+              {"type": "text", "text": "b", "cache_control": dict(FIVE_MINUTES)}]
+    assert with_ttl(blocks, FIVE_MINUTES) is blocks
+    longer = with_ttl(blocks, HOUR)
+    assert longer is not blocks and longer[1]["cache_control"] == HOUR
+    assert blocks[1]["cache_control"] == FIVE_MINUTES  # the input is not modified
+    assert with_ttl(longer, HOUR) is longer

@@ -52,6 +52,24 @@ def test_frozen_decisions_replay_byte_identically_after_a_restart(tmp_path) -> N
     assert resumed.apply(history)[0]["content"][0]["content"] == "[preview of t1]"
 
 
+def test_the_ids_a_layer_decided_are_those_of_the_whole_log(tmp_path) -> None:
+    """``decided_by`` keeps its answer until the next decision, which it then takes in: the
+    same ids, in the same order, as a pass over every decision."""
+    ledger = Ledger(tmp_path)
+
+    def every(layer: str) -> list[str]:
+        return [i for i, d in ledger.decisions.items() if d.get("layer") == layer]
+
+    ledger.record_all({"a": "[a]", "b": "[b]"}, "microcompact")
+    assert ledger.decided_by("microcompact") == every("microcompact") == ["a", "b"]
+    ledger.record("c", "[c]", "offload")
+    ledger.record("a", "[a, noted]", "changed")  # a later decision on a result cleared before
+    for layer in ("microcompact", "offload", "changed"):
+        assert ledger.decided_by(layer) == every(layer)
+    assert ledger.decided_by("microcompact") == ["b"]
+    assert Ledger(tmp_path).decided_by("offload") == ["c"]  # a resumed session reads the log
+
+
 def test_a_torn_log_line_is_ignored(tmp_path) -> None:
     ledger = Ledger(tmp_path)
     ledger.record("t1", "kept", "offload")
