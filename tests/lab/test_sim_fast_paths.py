@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from ctxlab.sim import content, guard, render, schema
+from ctxlab.sim import content, guard, render, schema, thinking
 from ctxlab.sim.collector import paused
 from ctxlab.sim.errors import APIError
 
@@ -201,3 +201,13 @@ def test_the_collector_is_paused_inside_and_left_as_it_was_found():
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
+
+
+def test_a_signature_is_made_once_and_still_tells_true_from_1():
+    block = {"type": "thinking", "thinking": "weigh both"}
+    first = thinking.sign(block, message_id="msg_1", index=0, count=1)
+    assert thinking.sign(dict(block), message_id="msg_1", index=0, count=1) == first
+    assert thinking.problem([dict(block, signature=first, _pos=0)]) is None
+    flagged = thinking.sign(block, message_id="msg_1", index=False, count=True)
+    assert thinking.decode(flagged) == {"m": "msg_1", "i": False, "n": True,
+                                        "h": thinking.decode(first)["h"]}
