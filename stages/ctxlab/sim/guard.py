@@ -52,6 +52,9 @@ def has_escapes(body: bytes) -> bool:
 def check(payload: Any, strings: bool) -> None:
     """Raise a 400 for a lone surrogate in any string (looked for only when ``strings``: the
     raw body escaped one) or nesting deeper than ``MAX_DEPTH``."""
+    if not strings:  # only the depth can be wrong, wherever it is: one level at a time
+        _check_depth(payload)
+        return
     pending: list[tuple[Any, str, int]] = [(payload, "", 1)]
     while pending:
         value, path, depth = pending.pop()
@@ -60,14 +63,28 @@ def check(payload: Any, strings: bool) -> None:
         elif isinstance(value, list):
             items = list(enumerate(value))
         else:
-            if strings and isinstance(value, str) and not encodable(value):
+            if isinstance(value, str) and not encodable(value):
                 raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
             continue
         if depth > MAX_DEPTH:
             raise invalid(wording.TOO_DEEP.format(limit=MAX_DEPTH))
         for key, item in items:
-            if strings and isinstance(key, str) and not encodable(key):
+            if isinstance(key, str) and not encodable(key):
                 raise invalid(wording.LONE_SURROGATE.format(path=path.lstrip(".") or "body"))
-            if strings or isinstance(item, dict | list):
-                pending.append((item, f"{path}.{key}", depth + 1))
+            pending.append((item, f"{path}.{key}", depth + 1))
 
+
+def _check_depth(payload: Any) -> None:
+    """Raise ``TOO_DEEP`` when a dict or list sits deeper than ``MAX_DEPTH`` (the body is 1)."""
+    level = [payload] if isinstance(payload, dict | list) else []
+    depth = 1
+    while level:
+        if depth > MAX_DEPTH:
+            raise invalid(wording.TOO_DEEP.format(limit=MAX_DEPTH))
+        inner = []
+        for value in level:
+            for item in value.values() if isinstance(value, dict) else value:
+                if isinstance(item, dict | list):
+                    inner.append(item)
+        level = inner
+        depth += 1

@@ -7,21 +7,22 @@ Flags that the API renders into the prompt (R16: tool_choice, thinking, effort, 
 and citations before system) are mixed into the chain where they are rendered, which gives the
 invalidation tiers of R23 without a special case; a flag set to its default equals omitting it.
 
-Counts and block digests are cached per block content (issue 9): a request that extends the
-previous one serialises, tokenizes and hashes only its new blocks; the chain itself is one
-short hash per position.
+Counts and block digests are cached per block content (issues 9, 49; ``content``): a request
+that extends the previous one serialises, tokenizes and hashes only its new blocks; the chain
+itself is one short hash per position.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Hashable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..tokens import count_block, count_text
-from . import images
+from . import content, images
 from .schema import Request
 
 MESSAGE_FRAMING = 3  # tokens for the role marker of each message (our convention)
@@ -29,9 +30,8 @@ IMAGE_FALLBACK_TOKENS = 1_600  # when an image's size cannot be read (about a 10
 DEFAULT_EFFORT = "high"  # "effort: high produces exactly the same behavior as omitting it" (DOC)
 
 
-@dataclass(frozen=True)
-class Position:
-    """One block of the rendered prompt."""
+class Position(NamedTuple):
+    """One block of the rendered prompt (a named tuple: a long request makes thousands)."""
 
     path: str
     tokens: int
@@ -74,20 +74,23 @@ def _link(prev: bytes, digest: bytes) -> bytes:
 def _message_block(role: str, block: dict[str, Any]) -> tuple[int, bytes]:
     """(tokens, digest of role + canonical JSON) of one message block, cached per content.
 
-    Every request arrives as fresh JSON, so the cache is keyed by content. A block whose fields
-    are all strings (text, most tool results) is keyed by those fields: hashing them is much
-    cheaper than serialising the block and hashing the JSON again, so a new request pays the
-    full price only for its new blocks. Any other block goes through its canonical JSON.
+    Every request arrives as fresh JSON, so the cache is keyed by content (``content.key``):
+    building the key costs far less than serialising the block, tokenizing its text and
+    hashing the JSON again, so a new request pays the full price only for its new blocks. A
+    block that is not plain JSON has no key and is computed each time.
     """
-    fields = tuple(item for item in block.items() if item[0] != "cache_control")
-    if all(type(value) is str for _, value in fields):
-        return _string_block(role, fields)
-    return block_tokens(block), _digest(role + _canonical(block))
+    found = content.block_key(block)
+    if found is None:
+        return _block_render(role, block)
+    return _keyed_block(role, found)
 
 
 @lru_cache(maxsize=65_536)
-def _string_block(role: str, fields: tuple[tuple[str, str], ...]) -> tuple[int, bytes]:
-    block = dict(fields)
+def _keyed_block(role: str, found: Hashable) -> tuple[int, bytes]:
+    return _block_render(role, content.value(found))
+
+
+def _block_render(role: str, block: dict[str, Any]) -> tuple[int, bytes]:
     return block_tokens(block), _digest(role + _canonical(block))
 
 
@@ -140,15 +143,15 @@ def _blocks(req: Request) -> list[dict[str, Any]]:
     return found
 
 
-def _system_flags(req: Request) -> dict[str, Any]:
+def _system_flags(req: Request, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     """R16: flags rendered before ``system``; a parameter set to its default is omitted."""
     speed = req.body.get("speed")
     citations = any(isinstance(b.get("citations"), dict) and b["citations"].get("enabled")
-                    for b in _blocks(req) if b.get("type") == "document")
+                    for b in blocks if b.get("type") == "document")
     return {"speed": None if speed == "standard" else speed, "citations": citations}
 
 
-def _message_flags(req: Request) -> dict[str, Any]:
+def _message_flags(req: Request, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     """R16: flags rendered just before ``messages`` (tool_choice, thinking, effort, images)."""
     choice = {k: v for k, v in req.tool_choice.items()
               if not (k == "disable_parallel_tool_use" and v is False)}
@@ -156,7 +159,7 @@ def _message_flags(req: Request) -> dict[str, Any]:
     effort = (req.body.get("output_config") or {}).get("effort")
     return {"tool_choice": choice, "thinking": thinking,
             "effort": None if effort == DEFAULT_EFFORT else effort,
-            "images": any(b.get("type") == "image" for b in _blocks(req))}
+            "images": any(b.get("type") == "image" for b in blocks)}
 
 
 def tool_overhead(req: Request) -> int:
@@ -186,11 +189,12 @@ def render(req: Request) -> Rendered:
         piece = _canonical(tool)
         add(f"tools.{k}", count_text(piece) + (overhead if k == 0 else 0), _digest(piece),
             tool, "tools", True)
-    chain = _chain(chain, json.dumps(_system_flags(req), sort_keys=True))
+    blocks = _blocks(req)
+    chain = _chain(chain, json.dumps(_system_flags(req, blocks), sort_keys=True))
     for k, block in enumerate(req.system):
         add(f"system.{k}", count_text(block.get("text", "")), _digest(_canonical(block)),
             block, "system", _cacheable(block))
-    chain = _chain(chain, json.dumps(_message_flags(req), sort_keys=True))
+    chain = _chain(chain, json.dumps(_message_flags(req, blocks), sort_keys=True))
     boundary = _prior_turn_boundary(req.messages)
     for i, message in enumerate(req.messages):
         for j, block in enumerate(message["content"]):

@@ -30,7 +30,12 @@ BLOCK_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "server_tool_use": {"id": str, "name": str, "input": dict},
     **{result: {"tool_use_id": str} for result in server_tools.RESULT.values()},
 }
+MESSAGE_TYPES = tuple(BLOCK_FIELDS)
+ROLES = ("user", "assistant")
 RESULT_CONTENT_TYPES = ("text", "image", "document")
+PLAIN = {kind: tuple(fields.items()) for kind, fields in BLOCK_FIELDS.items()
+         if kind not in ("image", "document")}
+"""The block types whose every shape check is a required field of one exact type (``_plain``)."""
 SOURCE_FIELDS = {"base64": ("media_type", "data"), "url": ("url",), "text": ("data",)}
 THINKING_TYPES = ("enabled", "disabled", "adaptive")
 TOP_LEVEL = {
@@ -139,25 +144,35 @@ def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, A
     return block
 
 
+def _plain(block: Any, allowed: tuple[str, ...]) -> bool:
+    """Whether ``block`` has one of the common shapes that ``_check_block`` passes: an allowed
+    type of ``PLAIN`` with its required fields of their exact JSON type, no ``cache_control``,
+    a result's content a string or plain text blocks. One quick look, without building the
+    error paths; a block it cannot vouch for gets the full check, which words the error."""
+    if type(block) is not dict or "cache_control" in block:
+        return False
+    kind = block.get("type")
+    if type(kind) is not str or kind not in allowed or kind not in PLAIN:
+        return False
+    for name, expected in PLAIN[kind]:
+        if type(block.get(name)) is not expected:
+            return False
+    if kind not in ("tool_result", "compaction") or "content" not in block:
+        return True
+    content = block["content"]
+    if type(content) is str:
+        return True
+    if kind == "compaction":
+        return content is None
+    return type(content) is list and all(_plain(sub, ("text",)) for sub in content)
+
+
 def _normalise_messages(raw: Any) -> tuple[list[dict[str, Any]], list[list[tuple[int, int]]]]:
     _expect(raw, list, "messages")
     merged: list[dict[str, Any]] = []
     origin: list[list[tuple[int, int]]] = []
     for i, message in enumerate(raw):
-        path = f"messages.{i}"
-        _expect(message, dict, path)
-        role = _require(message, "role", str, path)
-        if role == "system":
-            raise invalid(wording.SYSTEM_ROLE)
-        if role not in ("user", "assistant"):
-            raise invalid(wording.UNKNOWN_TAG.format(path=f"{path}.role", tag=role,
-                                                     expected="'user', 'assistant'"))
-        content = _require(message, "content", (str, list), path)
-        if isinstance(content, str):
-            blocks = [{"type": "text", "text": content}]
-        else:
-            blocks = [_check_block(b, f"{path}.content.{j}", tuple(BLOCK_FIELDS))
-                      for j, b in enumerate(content)]
+        role, blocks = _message(message, i)
         if merged and merged[-1]["role"] == role:  # R3: same-role turns are combined
             merged[-1]["content"].extend(blocks)
             origin[-1].extend((i, j) for j in range(len(blocks)))
@@ -165,6 +180,29 @@ def _normalise_messages(raw: Any) -> tuple[list[dict[str, Any]], list[list[tuple
             merged.append({"role": role, "content": blocks})
             origin.append([(i, j) for j in range(len(blocks))])
     return merged, origin
+
+
+def _message(message: Any, i: int) -> tuple[str, list[dict[str, Any]]]:
+    """The role and a new list of the blocks of message ``i``; a message of ``_plain`` blocks
+    is taken at a glance, any other is checked field by field."""
+    role = message.get("role") if type(message) is dict else None
+    if type(role) is str and role in ROLES:
+        content = message.get("content")
+        if type(content) is list and all(_plain(b, MESSAGE_TYPES) for b in content):
+            return role, list(content)
+    path = f"messages.{i}"
+    _expect(message, dict, path)
+    role = _require(message, "role", str, path)
+    if role == "system":
+        raise invalid(wording.SYSTEM_ROLE)
+    if role not in ROLES:
+        raise invalid(wording.UNKNOWN_TAG.format(path=f"{path}.role", tag=role,
+                                                 expected="'user', 'assistant'"))
+    content = _require(message, "content", (str, list), path)
+    if isinstance(content, str):
+        return role, [{"type": "text", "text": content}]
+    return role, [_check_block(b, f"{path}.content.{j}", MESSAGE_TYPES)
+                  for j, b in enumerate(content)]
 
 
 def _system_blocks(raw: Any) -> list[dict[str, Any]]:

@@ -13,18 +13,31 @@ import binascii
 import hashlib
 import hmac
 import json
+from functools import lru_cache
 from typing import Any
 
 _KEY = b"ctxlab-simulator-thinking-key"
 
 
 def _text_hash(block: dict[str, Any]) -> str:
-    return hashlib.sha256(str(block.get("thinking", "")).encode()).hexdigest()[:24]
+    return _hash_of(str(block.get("thinking", "")))
+
+
+@lru_cache(maxsize=65_536)
+def _hash_of(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
 def sign(block: dict[str, Any], *, message_id: str, index: int, count: int) -> str:
     """The signature for ``block`` as the ``index``-th of ``count`` thinking blocks."""
-    payload = json.dumps({"m": message_id, "i": index, "n": count, "h": _text_hash(block)},
+    return _signature(_text_hash(block), message_id, index, count)
+
+
+@lru_cache(maxsize=65_536, typed=True)  # typed: True and 1 sign differently
+def _signature(text_hash: str, message_id: str, index: int, count: int) -> str:
+    """The signature itself, made once: a replay re-signs the same blocks before every
+    request (``replay.signatures``)."""
+    payload = json.dumps({"m": message_id, "i": index, "n": count, "h": text_hash},
                          sort_keys=True).encode()
     mac = hmac.new(_KEY, payload, hashlib.sha256).hexdigest()[:32]
     return base64.urlsafe_b64encode(payload).decode() + "." + mac

@@ -12,6 +12,7 @@ from typing import Any
 import anthropic
 import httpx2
 
+from . import collector
 from .engine import SimResponse, Simulator
 
 BASE_URL = "http://ctxlab.sim"
@@ -27,7 +28,8 @@ def _to_httpx(request: httpx2.Request, answer: SimResponse) -> httpx2.Response:
 def _handler(sim: Simulator) -> Any:
     def handle(request: httpx2.Request) -> httpx2.Response:
         path = request.url.raw_path.decode("ascii")  # with the query (models.list pages)
-        answer = sim.handle(request.method, path, dict(request.headers), request.read())
+        with collector.paused():
+            answer = sim.handle(request.method, path, dict(request.headers), request.read())
         return _to_httpx(request, answer)
 
     return handle
