@@ -140,6 +140,23 @@ def test_reread_rate_in_both_vocabularies(tmp_path: Path) -> None:
     assert calibrate([log.save(tmp_path / "s.jsonl")]).stats["reread_rate"] == 0.4
 
 
+def test_an_errored_call_is_no_read_and_no_write(tmp_path: Path) -> None:
+    """A read or a write counts when its result comes back without ``is_error``: a read that
+    retries a failed read is the file's first read, and a failed edit leaves the earlier read
+    in view, so the read after it is a re-read."""
+    log = Log().user("Edit things.")
+    steps = [("Read", {"file_path": "a.py"}, True),    # no such file yet: no read
+             ("Read", {"file_path": "a.py"}, False),   # the first read, not a re-read
+             ("Edit", {"file_path": "a.py", "old_string": "x", "new_string": "y"}, True),
+             ("Read", {"file_path": "a.py"}, False)]   # a re-read: the edit changed nothing
+    for n, (name, tool_input, failed) in enumerate(steps, 1):
+        log.reply(f"m{n}", log.call(name, **tool_input)).results("content")
+        log.lines[-1]["message"]["content"][0]["is_error"] = failed
+    log.reply("end", text("Done."))
+    stats = calibrate([log.save(tmp_path / "s.jsonl")]).stats
+    assert stats["reread_rate"] == stats["reread_in_view_rate"] == 0.5
+
+
 def test_rereads_split_into_in_view_and_after_a_compaction(tmp_path: Path) -> None:
     """A re-read is in view when no compaction came between the two reads (the earlier result
     is still in the request), else after a compaction (its ``compact_boundary`` line)."""
