@@ -14,20 +14,21 @@ and ``ctxlab`` imports stages only by number, to run them — never to judge the
 
 from __future__ import annotations
 
-import re
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 from ctxlab.sim import validate
 from ctxlab.sim.errors import APIError
 from ctxlab.sim.schema import parse
 
-from .measure import identical_prefix
 from .signatures import SignatureBook
 
+Messages = list[dict[str, Any]]
 EARLIER = {"role": "user", "content": "(the earlier history, checked already)"}
 
 
-def violation(messages: list[dict[str, Any]], *, model: str,
+def violation(messages: Messages, *, model: str,
               book: SignatureBook | None = None) -> str | None:
     """The first rule ``messages`` break as a request to ``model``, as the API words it."""
     body = {"model": model, "max_tokens": 1,
@@ -39,32 +40,79 @@ def violation(messages: list[dict[str, Any]], *, model: str,
     return None
 
 
-class Checker:
-    """``violation`` for a history that grows, in time linear in the session.
+def _role(message: Any) -> Any:
+    return message.get("role") if type(message) is dict else None
 
-    Every rule but R2 is local: a tool_use and the next message (R7–R9), a block (R6), the
-    last message (R10), the latest assistant message (R14). So after a check that passed, only
-    the messages that changed since are checked again, from the assistant message before the
-    first of them, behind a stand-in first user message (R2 is checked apart); the message
-    numbers in the API's words are those of the whole history. After a violation, the next
-    check is a whole one.
+
+def _starts_round(messages: Messages, i: int) -> bool:
+    """Whether an assistant message that follows a user message sits at ``i``."""
+    return _role(messages[i]) == "assistant" and _role(messages[i - 1]) == "user"
+
+
+def _round(messages: Messages, first: int, last: int) -> tuple[int, int]:
+    """The rounds that hold ``messages[first:last + 1]``, as one span [start, end)."""
+    while first > 0 and not _starts_round(messages, first):
+        first -= 1
+    last += 1
+    while last < len(messages) and not _starts_round(messages, last):
+        last += 1
+    return first, last
+
+
+class Checker:
+    """``violation`` for a history that changes a little between checks, in time that grows
+    with what changed, not with the history.
+
+    A *round* is an assistant message that follows a user message, up to the next such one
+    (the messages before the first round are a round of their own). Every rule but R2 looks
+    inside one round: a block (R6), a tool_use and the next message (R7–R9, with same-role
+    messages merged, R3: merging never crosses a round's edge), the last message (R10), the
+    latest assistant message (R14). So after a check that passed, only the rounds holding a
+    message that changed since (not the same object and not equal to it; a message whose role
+    changed also touches its neighbours' rounds) and the last round are checked again, put
+    one after another behind a stand-in first user message (R2 held before, for the same
+    first message): no rule links two rounds, and they keep their order, so the first rule
+    broken is the one a whole check finds. A check that finds one is done again on the whole
+    history, which words it with the whole history's message numbers; the next check after
+    it is a whole one too.
     """
 
     def __init__(self, *, model: str, book: SignatureBook | None = None) -> None:
         self.model, self.book = model, book
-        self.checked: list[dict[str, Any]] = []
+        self.checked: Messages = []
 
-    def __call__(self, messages: list[dict[str, Any]]) -> str | None:
+    def __call__(self, messages: Messages) -> str | None:
         """The first rule ``messages`` break, as ``violation`` words it."""
-        changed = identical_prefix(self.checked, messages)
-        start = next((i for i in range(min(changed, len(messages) - 1), 0, -1)
-                      if messages[i]["role"] == "assistant"), 0)
-        if start == 0 or messages[0]["role"] != "user":
-            problem = violation(messages, model=self.model, book=self.book)
-        else:
-            problem = violation([EARLIER, *messages[start:]], model=self.model, book=self.book)
-            if problem is not None:
-                problem = re.sub(r"messages\.(\d+)",
-                                 lambda m: f"messages.{int(m.group(1)) + start - 1}", problem)
+        spans = self.spans(messages) if self.checked and messages else None
+        problem = None
+        if spans != []:
+            sent = messages if spans is None else [EARLIER] * (spans[0][0] > 0) + [
+                m for start, end in spans for m in messages[start:end]]
+            problem = violation(sent, model=self.model, book=self.book)
+            if problem is not None and spans is not None:
+                problem = violation(messages, model=self.model, book=self.book)
         self.checked = [] if problem is not None else list(messages)
         return problem
+
+    def spans(self, messages: Messages) -> list[tuple[int, int]]:
+        """The rounds of ``messages`` to check again since the last check passed, as
+        [start, end) spans in order, none overlapping; [] when nothing changed."""
+        old, size = self.checked, len(messages)
+        regions = []
+        for i in compress(count(), map(is_not, messages, old)):  # C speed: stops at a change
+            if messages[i] != old[i]:
+                moved = _role(messages[i]) != _role(old[i])
+                regions.append((max(i - moved, 0), min(i + moved, size - 1)))
+        if len(old) != size:
+            regions.append((min(len(old), size) - 1, size - 1))
+        elif not regions:
+            return []
+        else:
+            regions.append((size - 1, size - 1))  # R10 and R14 look at the end
+        spans: list[tuple[int, int]] = []
+        for first, last in regions:  # in order of ``first``
+            start, end = _round(messages, first, last)
+            if spans and start < spans[-1][1]:
+                start, end = spans[-1][0], max(end, spans.pop()[1])
+            spans.append((start, end))
+        return spans

@@ -13,6 +13,7 @@ request is sized (``measure``) and billed (``bill``); what removed messages held
 from __future__ import annotations
 
 import copy
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,16 +67,20 @@ class Replay:
                 self.billed.add(mid)
                 self.report.bill.add_recorded(logged.usage, logged.model)
         live: Messages = []
-        for index, message in enumerate(self.transcript.messages):
-            if message["role"] == "assistant":
-                recorded = self.transcript.recorded.get(index)
-                if recorded is not None and recorded.at is not None:
-                    self.clock = recorded.at
-                live = self._request(live)
-                self._record(live, index, message)
-                live.append(copy.deepcopy(message))
-            else:
-                live = self._admit(live, copy.deepcopy(message))
+        try:
+            for index, message in enumerate(self.transcript.messages):
+                if message["role"] == "assistant":
+                    recorded = self.transcript.recorded.get(index)
+                    if recorded is not None and recorded.at is not None:
+                        self.clock = recorded.at
+                    live = self._request(live)
+                    self._record(live, index, message)
+                    live.append(copy.deepcopy(message))
+                else:
+                    live = self._admit(live, copy.deepcopy(message))
+        finally:  # the session holds two of this replay's methods: a reference cycle that
+            # only the collector's next full pass would free, with the whole history in it
+            self.session.observer, self.session.now = None, time.monotonic
         self.report.final_messages = len(live)
         root = self.session.workspace
         self.report.disk = {p.relative_to(root).as_posix(): p.stat().st_size

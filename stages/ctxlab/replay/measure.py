@@ -12,14 +12,16 @@ grows with the conversation. Where a response has no usage, the last overhead se
 (``ctxlab.tokens.CAVEAT``).
 
 A replay sizes the history before every request, so ``Sizer`` keeps running sums: a message
-is counted once, and a request costs what it adds. Messages are matched by equality, at C
-speed (``identical_prefix``); as in stage 5's ``incremental.py``, a message object edited in
-place after it was counted is not seen: a layer replaces a message, it does not edit it.
+is counted once, a block a layer carried over into a new message too, and a request costs
+what it adds. As in stage 5's ``incremental.py``, a message or block object edited in place
+after it was counted is not seen: a layer replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
 
 import json
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 from ctxlab.permessage import ByObject, identical_prefix
@@ -56,41 +58,56 @@ def count_messages(messages: list[Message], end: int | None = None) -> int:
 
 
 def _counted(message: Message) -> tuple[int, int, bool]:
-    """One message's tokens, its thinking tokens among them, and whether it starts a turn."""
-    full = message_tokens(message)
-    return full, full - message_tokens(message, drop_thinking=True), _starts_turn(message)
+    """One message's tokens, its thinking tokens among them, and whether it starts a turn:
+    ``message_tokens`` with and without thinking, in one pass over its blocks."""
+    full = thinking = 0
+    for block in as_blocks(message["content"]):
+        tokens = block_tokens(block)
+        full += tokens
+        if block.get("type") in THINKING:
+            thinking += tokens
+    return MESSAGE_FRAMING + full, thinking, _starts_turn(message)
 
 
 class Sizer:
-    """``count_messages`` for a history that grows: each message is counted once, a running
-    sum does the rest, so a request costs what it adds, not the length of the session. A
-    layer that replaces a few old messages (a batch of clearing) costs those few: the
-    messages after them are known by object and only summed again."""
+    """``count_messages`` for a history that changes a little between requests: each message
+    object is counted once, when it first appears. What is left per request runs at C speed:
+    finding the messages a layer replaced (other objects at the same places), and two sums
+    of per-message counts. Messages are matched by identity, not by equality: ``1`` and
+    ``true`` are equal to Python but not the same text to a tokenizer."""
 
     def __init__(self) -> None:
         self.messages: list[Message] = []
-        self.full = [0]  # tokens of messages[:i], thinking included
-        self.thinking = [0]  # the thinking tokens among them
-        self.starts: list[int] = []  # per message: the turn start at or before it
+        self.full: list[int] = []  # per message: its tokens, thinking included
+        self.thinking: list[int] = []  # per message: the thinking tokens among them
+        self.starts: list[bool] = []  # per message: whether it starts a turn
         self.known = ByObject()  # each message object counted once
 
     def _update(self, messages: list[Message]) -> None:
-        keep = identical_prefix(self.messages, messages)
-        del self.full[keep + 1:], self.thinking[keep + 1:], self.starts[keep:]
+        old = self.messages
+        replaced = list(compress(count(), map(is_not, messages, old)))  # at C speed
+        if not replaced and len(old) == len(messages):
+            return
+        for kept in (self.full, self.thinking, self.starts):
+            del kept[len(messages):]
+        for i in replaced:
+            self.full[i], self.thinking[i], self.starts[i] = self.known.get(messages[i],
+                                                                            _counted)
+        for message in messages[len(self.full):]:
+            full, thinking, starts = self.known.get(message, _counted)
+            self.full.append(full)
+            self.thinking.append(thinking)
+            self.starts.append(starts)
         self.known.forget(messages)
-        for i in range(keep, len(messages)):
-            full, thinking, starts = self.known.get(messages[i], _counted)
-            self.full.append(self.full[-1] + full)
-            self.thinking.append(self.thinking[-1] + thinking)
-            self.starts.append(i if starts else (self.starts[-1] if self.starts else 0))
         self.messages = list(messages)
 
     def count(self, messages: list[Message], end: int | None = None) -> int:
         """``count_messages(messages, end)``."""
         self._update(messages)
         end = len(messages) if end is None else end
-        start = self.starts[-1] if self.starts else 0
-        return self.full[end] - self.thinking[min(start, end)]
+        starts = self.starts[::-1]  # the last message starting a turn (``_turn_start``)
+        start = len(starts) - 1 - starts.index(True) if True in starts else 0
+        return sum(self.full[:end]) - sum(self.thinking[:min(start, end)])
 
 
 def usage_total(usage: dict[str, Any]) -> int:

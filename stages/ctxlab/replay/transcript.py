@@ -78,15 +78,19 @@ def _notes(report: ImportReport) -> list[str]:
     return notes
 
 
+def _replaced(blocks: Any) -> int:
+    """How many images ``blocks.clean`` replaced among ``blocks`` (a module function, not a
+    closure that calls itself: that would be a reference cycle left for the collector)."""
+    if not isinstance(blocks, list):
+        return 0
+    return sum(_replaced(b.get("content")) if b.get("type") == "tool_result" else
+               b.get("type") == "text" and b.get("text", "").startswith(IMAGE_PLACEHOLDER)
+               for b in blocks)
+
+
 def _placeholders(messages: Messages) -> int:
     """How many images ``blocks.clean`` replaced (at any depth of a tool result)."""
-    def count(blocks: Any) -> int:
-        if not isinstance(blocks, list):
-            return 0
-        return sum(count(b.get("content")) if b.get("type") == "tool_result" else
-                   b.get("type") == "text" and b.get("text", "").startswith(IMAGE_PLACEHOLDER)
-                   for b in blocks)
-    return sum(count(m["content"]) for m in messages)
+    return sum(_replaced(m["content"]) for m in messages)
 
 
 def _no_requests(report: ImportReport, messages: Messages) -> str | None:

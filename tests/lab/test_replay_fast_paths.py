@@ -1,0 +1,204 @@
+"""The replay's shortcuts answer as the plain paths do (issue 49).
+
+A replay checks and sizes the history before every request. ``Checker`` checks again only the
+rounds holding a message that changed since its last pass, and ``Sizer`` counts each message
+object once; each is set here beside the whole-history function it stands for (``violation``,
+``count_messages``), on seeded histories that a layer's kinds of edits change between calls:
+copies equal to the original, moved cache marks, cleared results, cuts at the start, in the
+middle and at the end, a message split in two or doubled (same-role neighbours are merged by
+the API, R3), roles swapped, empty text, a lost or renamed tool call, an edited thinking
+block and a block of the wrong shape. Last, a finished replay is freed without the collector.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from typing import Any
+
+import pytest
+
+from ctxlab.replay.check import Checker, violation
+from ctxlab.replay.measure import Sizer, count_messages
+from ctxlab.sim import thinking
+
+MODEL = "claude-haiku-4-5"
+Messages = list[dict[str, Any]]
+
+
+def _round(rng: random.Random, n: int) -> Messages:
+    """An assistant message (thinking now and then, text, 0–2 calls) and its results."""
+    content: list[dict[str, Any]] = []
+    if rng.random() < 0.4:
+        block = {"type": "thinking", "thinking": f"plan {n} " * rng.randint(1, 9)}
+        content.append(dict(block, signature=thinking.sign(block, message_id=f"m{n}", index=0,
+                                                           count=1)))
+    content.append({"type": "text", "text": f"step {n}: " + "word " * rng.randint(1, 30)})
+    calls = [{"type": "tool_use", "id": f"toolu_{n}_{k}", "name": "Read",
+              "input": {"file_path": f"src/{n}_{k}.py", "limit": rng.choice([1, 1.0, True])}}
+             for k in range(rng.randint(0, 2))]
+    results: list[dict[str, Any]] = [{"type": "tool_result", "tool_use_id": c["id"],
+                                      "content": "line\n" * rng.randint(1, 40)} for c in calls]
+    if not results or rng.random() < 0.15:
+        results.append({"type": "text", "text": f"also {n}"})  # a turn starts here
+    return [{"role": "assistant", "content": content + calls},
+            {"role": "user", "content": results}]
+
+
+def _edited(rng: random.Random, history: Messages, kinds: int = 13) -> Messages:
+    """``history`` after one edit a layer might make (the first four keep to the rules)."""
+    messages = list(history)
+    i = rng.randrange(len(messages))
+    message = copy.deepcopy(messages[i])
+    blocks = message["content"]
+    kind = rng.randrange(kinds)
+    if kind == 0:  # an equal copy
+        pass
+    elif kind == 1:  # a cache mark put on, or moved
+        blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    elif kind == 2:  # a result cleared
+        for block in blocks:
+            if block["type"] == "tool_result":
+                block["content"] = "[cleared]"
+    elif kind == 3:  # a message split in two of the same role (merged again by the API)
+        if len(blocks) < 2:
+            return messages
+        cut = rng.randrange(1, len(blocks))
+        messages[i:i + 1] = [dict(message, content=blocks[:cut]),
+                             dict(message, content=blocks[cut:])]
+        return messages
+    elif kind == 12:  # a cut at the start or in the middle
+        del messages[rng.randrange(len(messages)) if rng.random() < 0.7 else 0]
+        return messages
+    elif kind == 4:  # a cut at the end
+        return messages[:rng.randint(1, len(messages))]
+    elif kind == 5:  # a same-role neighbour
+        messages.insert(i, message)
+        return messages
+    elif kind == 6:  # a role swapped
+        message["role"] = "user" if message["role"] == "assistant" else "assistant"
+    elif kind == 7:  # empty or blank text (R6)
+        blocks.append({"type": "text", "text": rng.choice(["", "  "])})
+    elif kind == 8:  # a call or result dropped (R7–R9)
+        kept = [b for b in blocks if b["type"] not in ("tool_use", "tool_result")]
+        message["content"] = kept or [{"type": "text", "text": "nothing left"}]
+    elif kind == 9:  # a result renamed (R8)
+        for block in blocks:
+            if block["type"] == "tool_result":
+                block["tool_use_id"] += "x"
+    elif kind == 10:  # a thinking block edited (R14 on the latest assistant message)
+        for block in blocks:
+            if block["type"] == "thinking":
+                block["thinking"] += " (shortened)"
+    else:  # a block of the wrong shape (the schema's check)
+        blocks.append({"type": "text"})
+    messages[i] = message
+    return messages
+
+
+def histories(seed: int, steps: int = 70) -> list[Messages]:
+    """What a replay hands its checks and counts: a history that grows round by round and
+    is edited for good now and then (within the rules), and between calls is edited further
+    (sometimes into breaking a rule) or taken back to as it was."""
+    rng = random.Random(seed)
+    base: Messages = [{"role": "user", "content": [{"type": "text", "text": "Fix the build."}]}]
+    states = []
+    for n in range(steps):
+        if rng.random() < 0.6:
+            base = base + _round(rng, n)
+        if rng.random() < 0.4:
+            base = _edited(rng, base, kinds=4)
+        state = base
+        for _ in range(rng.choice([0, 0, 1, 1, 2])):
+            state = _edited(rng, state)
+        states.append(state)
+    return states
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_checker_answers_as_a_whole_check(seed: int) -> None:
+    checker = Checker(model=MODEL)
+    answers = [(checker(s), violation(s, model=MODEL)) for s in histories(seed)]
+    assert [mine for mine, _ in answers] == [whole for _, whole in answers]
+    assert any(whole is None for _, whole in answers)
+    assert any(whole is not None for _, whole in answers)
+
+
+def test_the_checker_looks_only_at_the_rounds_that_changed() -> None:
+    rng = random.Random(1)
+    history: Messages = [{"role": "user", "content": [{"type": "text", "text": "Go."}]}]
+    for n in range(30):
+        history += _round(rng, n)
+    checker = Checker(model=MODEL)
+    assert checker(history) is None
+    edited = list(history)
+    edited[21] = dict(history[21], content=[{"type": "text", "text": "[cleared]"}])
+    assert checker.spans(edited) == [(21, 23), (59, 61)]  # its round and the last one
+    assert checker(edited) == violation(edited, model=MODEL)  # call 21 lost its results
+    assert checker.spans(list(history)) is not None and checker.checked == []
+    assert checker(history) is None and checker.spans(list(history)) == []
+
+
+def test_a_role_swapped_takes_its_neighbours_rounds_along() -> None:
+    """Two assistant messages in a row are one to the API (R3), so the results after them may
+    answer either; once the first becomes a user message, the second is a round of its own
+    and a result for the first is unexpected there (R8), in a round that did not change."""
+    def use(n: str) -> dict[str, Any]:
+        return {"type": "tool_use", "id": n, "name": "Read", "input": {}}
+
+    history = [{"role": "user", "content": [{"type": "text", "text": "Go."}]},
+               {"role": "assistant", "content": [use("x")]},
+               {"role": "assistant", "content": [use("y")]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": n,
+                                             "content": "ok"} for n in "xy"]},
+               {"role": "assistant", "content": [{"type": "text", "text": "Done."}]},
+               {"role": "user", "content": [{"type": "text", "text": "Thanks."}]}]
+    swapped = [history[0], dict(history[1], role="user"), *history[2:]]
+    checker = Checker(model=MODEL)
+    assert checker(history) is None
+    assert checker(swapped) == violation(swapped, model=MODEL) is not None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_sizer_counts_as_the_whole_count(seed: int) -> None:
+    sizer, rng = Sizer(), random.Random(seed)
+    for state in histories(seed):
+        end = rng.randint(0, len(state))
+        assert sizer.count(state) == count_messages(state)
+        assert sizer.count(state, end) == count_messages(state, end)
+
+
+def test_the_sizer_tells_true_from_one() -> None:
+    """A copy that Python finds equal but the tokenizer does not is counted again."""
+    call = {"type": "tool_use", "id": "t", "name": "Read", "input": {"limit": 1}}
+    first = [{"role": "user", "content": "go"}, {"role": "assistant", "content": [call]}]
+    second = [first[0], {"role": "assistant",
+                         "content": [dict(call, input={"limit": True})]}]
+    assert first == second and count_messages(first) != count_messages(second)
+    sizer = Sizer()
+    assert [sizer.count(first), sizer.count(second)] == [count_messages(first),
+                                                         count_messages(second)]
+
+
+def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:
+    """Nothing of a replay waits in a reference cycle for the collector's next full pass
+    (which walks every live object): a stage-1 replay is freed by reference counting."""
+    import gc
+
+    from ctxlab.replay import replay_file
+    from ctxlab.replay.synthetic import synthetic_log
+
+    log = synthetic_log(tmp_path / "log.jsonl", 12, seed=3)
+    gc.collect()
+    flags = gc.get_debug()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        replay_file(log, 1)
+        gc.collect()
+        ours = [repr(o)[:80] for o in gc.garbage
+                if getattr(type(o), "__module__", "").startswith("ctxlab")
+                or getattr(o, "__module__", None) and o.__module__.startswith("ctxlab")]
+    finally:
+        gc.set_debug(flags)
+        gc.garbage.clear()
+    assert ours == []
