@@ -7,7 +7,8 @@ object once; each is set here beside the whole-history function it stands for (`
 copies equal to the original, moved cache marks, cleared results, cuts at the start, in the
 middle and at the end, a message split in two or doubled (same-role neighbours are merged by
 the API, R3), roles swapped, empty text, a lost or renamed tool call, an edited thinking
-block and a block of the wrong shape. Last, a finished replay is freed without the collector.
+block and a block of the wrong shape. ``same_text`` stands for comparing two messages as text
+(``canonical``). Last, a finished replay is freed without the collector.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Any
 import pytest
 
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, count_messages
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
 from ctxlab.sim import thinking
 
 MODEL = "claude-haiku-4-5"
@@ -117,8 +118,8 @@ def histories(seed: int, steps: int = 70) -> list[Messages]:
 
 @pytest.mark.parametrize("seed", range(8))
 def test_the_checker_answers_as_a_whole_check(seed: int) -> None:
-    checker = Checker(model=MODEL)
-    answers = [(checker(s), violation(s, model=MODEL)) for s in histories(seed)]
+    checker = Checker(model=MODEL)  # asked every step, or every second or third
+    answers = [(checker(s), violation(s, model=MODEL)) for s in histories(seed)[::1 + seed % 3]]
     assert [mine for mine, _ in answers] == [whole for _, whole in answers]
     assert any(whole is None for _, whole in answers)
     assert any(whole is not None for _, whole in answers)
@@ -178,6 +179,34 @@ def test_the_sizer_tells_true_from_one() -> None:
     sizer = Sizer()
     assert [sizer.count(first), sizer.count(second)] == [count_messages(first),
                                                          count_messages(second)]
+
+
+CALL = {"type": "tool_use", "id": "t", "name": "Read", "input": {"path": "a.py", "limit": 1}}
+PAIRS = [
+    ({"role": "user", "content": "hi"}, {"role": "user", "content": [{"type": "text",
+                                                                     "text": "hi"}]}),
+    ({"role": "assistant", "content": [CALL]}, {"role": "assistant", "content": [dict(CALL)]}),
+    ({"role": "assistant", "content": [CALL]},
+     {"role": "assistant", "content": [dict(CALL, cache_control={"type": "ephemeral"})]}),
+    ({"role": "assistant", "content": [CALL]},
+     {"role": "assistant", "content": [dict(CALL, input={"limit": 1, "path": "a.py"})]}),
+    ({"role": "assistant", "content": [CALL]},
+     {"role": "assistant", "content": [dict(CALL, input={"path": "a.py", "limit": True})]}),
+    ({"role": "assistant", "content": [CALL]},
+     {"role": "assistant", "content": [dict(CALL, input={"path": "a.py", "limit": 1.0})]}),
+    ({"role": "assistant", "content": [CALL]}, {"role": "user", "content": [CALL]}),
+    ({"role": "assistant", "content": [CALL]}, {"role": "assistant", "content": [CALL, CALL]}),
+    ({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t", "content": "x"}]},
+     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t",
+                                   "content": [{"type": "text", "text": "x"}]}]}),
+]
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_same_text_is_the_comparison_as_text(first, second) -> None:
+    """Marks aside, key order aside, ``1`` apart from ``true`` and ``1.0``."""
+    assert same_text(first, second) == (canonical(first) == canonical(second))
+    assert same_text(second, first) == (canonical(first) == canonical(second))
 
 
 def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:

@@ -103,12 +103,10 @@ class Checker:
             if messages[i] != old[i]:
                 moved = _role(messages[i]) != _role(old[i])
                 regions.append((max(i - moved, 0), min(i + moved, size - 1)))
-        if len(old) != size:
-            regions.append((min(len(old), size) - 1, size - 1))
-        elif not regions:
+        if not regions and len(old) == size:
             return []
-        else:
-            regions.append((size - 1, size - 1))  # R10 and R14 look at the end
+        regions.append((min(len(old), size - 1), size - 1))  # the new messages, or the last
+        # round, where R10 and R14 look
         spans: list[tuple[int, int]] = []
         for first, last in regions:  # in order of ``first``
             start, end = _round(messages, first, last)

@@ -25,6 +25,7 @@ from operator import is_not
 from typing import Any
 
 from ctxlab.permessage import ByObject, identical_prefix
+from ctxlab.sim import content
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -123,15 +124,28 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
+def same_text(first: Message, second: Message) -> bool:
+    """``canonical(first) == canonical(second)``, at a glance where it can: two messages of
+    one role whose blocks are pairwise the same objects, or have the same content key but
+    for ``cache_control`` (``sim.content``: JSON's types kept apart, so the same text), are
+    the same; any other pair is compared as text."""
+    firsts, seconds = as_blocks(first["content"]), as_blocks(second["content"])
+    if type(first["role"]) is str and first["role"] == second["role"] and \
+            len(firsts) == len(seconds) and all(
+                a is b or content.block_key(a) == content.block_key(b) is not None
+                for a, b in zip(firsts, seconds, strict=True)):
+        return True
+    return canonical(first) == canonical(second)
+
+
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:
     """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix).
 
     Equal objects are skipped at C speed (``identical_prefix``); only a message that differs
-    as an object (a moved cache mark, say) is compared as text."""
+    as an object (a moved cache mark, say) is compared block by block (``same_text``)."""
     n = 0
     while True:
         n += identical_prefix(previous[n:], current[n:])
-        if n >= min(len(previous), len(current)) or \
-                canonical(previous[n]) != canonical(current[n]):
+        if n >= min(len(previous), len(current)) or not same_text(previous[n], current[n]):
             return n
         n += 1

@@ -7,7 +7,9 @@ that factory's (``ctxlab.custom``, called with ``options``) — finds the window
 (``session_window``) and replays in a fresh temporary
 workspace, so nothing a layer offloads lands in the learner's tree. That workspace is deleted
 afterwards, so it is ``disposable``: what the layer writes there is written as everywhere
-(temporary file and link, append-only, never through a link) but not forced to disk.
+(temporary file and link, append-only, never through a link) but not forced to disk. What
+was alive before the replay is set aside from the cyclic collector while it runs
+(``sim.collector.frozen``): the collector's full passes then walk only what the replay made.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from ctxlab import custom, models
 from ctxlab.runner import load_stage
+from ctxlab.sim.collector import frozen
 from ctxlab.tools.durability import disposable
 
 from .driver import Replay
@@ -89,7 +92,7 @@ def replay_transcript(transcript: Transcript, stage: int | None, *, model: str |
     made = (custom.build(layer, options) if layer is not None
             else load_stage(stage).make_layer(**(options or {})))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder, \
-            disposable(Path(folder).resolve()) as workspace:
+            disposable(Path(folder).resolve()) as workspace, frozen():
         return Replay(transcript, made, stage=layer or stage, model=model_id, model_note=note,
                       workspace=workspace, window=size, window_note=why,
                       billed=billed).run()

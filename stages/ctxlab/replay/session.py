@@ -5,7 +5,10 @@ the model's window, so a learner can make a small log force the layers to act (`
 And every call goes to an in-process simulator whose model only writes summaries
 (``ReplaySummarizer``): the recorded replies stand in for the agent, so the only calls a replay
 makes are a stage-4+ layer's own summary calls — no network, no key. Thinking blocks of the
-log are vouched for before they reach the simulator (``signatures``).
+log are vouched for before they reach the simulator (``signatures``). The cyclic collector
+is paused for the whole of each call (``sim.collector``), the SDK's copy and encoding of the
+request included: they too make tens of thousands of objects that live only as long as the
+call, and a full pass of the collector in the middle would walk the whole heap for nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from ctxlab.session import Observer, Session
 from ctxlab.sim import Simulator, make_client
+from ctxlab.sim.collector import paused
 
 from .signatures import SignatureBook
 from .summarizer import ReplaySummarizer
@@ -40,11 +44,13 @@ class ReplaySession(Session):
                **params: Any) -> Any:
         """``Session.create`` with the log's unmodified thinking blocks re-signed."""
         sent = self.book.trusted(messages) if self.book else messages
-        return super().create(sent, kind=kind, **params)
+        with paused():
+            return super().create(sent, kind=kind, **params)
 
     def count(self, messages: list[dict[str, Any]]) -> int:
         """``Session.count`` with the log's unmodified thinking blocks re-signed."""
-        return super().count(self.book.trusted(messages) if self.book else messages)
+        with paused():
+            return super().count(self.book.trusted(messages) if self.book else messages)
 
 
 def replay_session(model: str, workspace: Path, *, window: int | None = None,
