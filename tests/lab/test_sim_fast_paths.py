@@ -106,6 +106,23 @@ def test_a_block_without_a_key_is_rendered_the_long_way():
     assert render._message_block("assistant", block) == render._block_render("assistant", block)
 
 
+def test_a_count_renders_the_positions_of_a_request_without_their_keys():
+    """``count_tokens`` renders without prefix hashes: the same positions, tokens and
+    totals as a request that caches, breakpoints and all, so the count is the same."""
+    messages = [{"role": "user", "content": [b]} if b["type"] not in ("tool_use", "thinking",
+                                                                      "redacted_thinking")
+                else {"role": "assistant", "content": [b]} for b in BLOCKS]
+    body = {"model": "claude-opus-5", "max_tokens": 1, "messages": messages,
+            "system": [{"type": "text", "text": "be brief", "cache_control": BREAKPOINT}],
+            "tools": [{"name": "edit", "input_schema": {"type": "object"}}],
+            "thinking": {"type": "enabled", "budget_tokens": 1024}}
+    full = render.render(schema.parse(body, {}))
+    counted = render.render(schema.parse(body, {}), chained=False)
+    assert counted.total == full.total > 0
+    assert [p._replace(key="") for p in full.positions] == list(counted.positions)
+    assert len({p.key for p in full.positions}) == len(full.positions)
+
+
 SHAPES: list[Any] = [
     *BLOCKS,
     {"type": "text", "text": 5},

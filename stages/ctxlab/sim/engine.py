@@ -63,21 +63,23 @@ class Simulator(HttpFront):
     batches_made: int = 0
     today: date | None = None  # None: the simulated clock's day (``day()``)
 
-    def _prepare(self, req: Request) -> tuple[render.Rendered, int, list[dict[str, Any]]]:
+    def _prepare(self, req: Request, *, chained: bool = True
+                 ) -> tuple[render.Rendered, int, list[dict[str, Any]]]:
         """Rules, R35 drop and clearing edits; returns (rendered, total before edits, edits).
-        A retired model is refused first, worded as an unknown one (a 404)."""
+        A retired model is refused first, worded as an unknown one (a 404). A count
+        (``chained=False``) renders no prefix hashes."""
         if req.spec.lifecycle(self.day()) == "retired":
             raise APIError(404, wording.UNKNOWN_MODEL.format(model=req.model))
         validate.check_messages(req)
         validate.check_options(req)
         images.check_payloads(req.messages, req.origin)
         compaction.drop_before_last(req)
-        rendered = render.render(req)
+        rendered = render.render(req, chained=chained)
         cache.breakpoints(req, rendered)
         before = rendered.total
         applied = editing.apply(req, before)
         if applied:
-            rendered = render.render(req)
+            rendered = render.render(req, chained=chained)
         return rendered, before, applied
 
     def view(self, body: dict[str, Any]) -> ModelView:
@@ -91,7 +93,7 @@ class Simulator(HttpFront):
     def count_tokens(self, req: Request) -> dict[str, Any]:
         """R37 and R31: the create-time total, edits applied, no caching, no new compaction."""
         compaction.settings(req)
-        rendered, before, _ = self._prepare(req)
+        rendered, before, _ = self._prepare(req, chained=False)
         result: dict[str, Any] = {"input_tokens": rendered.total}
         if req.context_management is not None:
             result["context_management"] = {"original_input_tokens": before}

@@ -170,8 +170,10 @@ def tool_overhead(req: Request) -> int:
     return req.spec.tool_overhead[1 if forced else 0]
 
 
-def render(req: Request) -> Rendered:
-    """Render ``req`` into positions with token counts and chained prefix hashes."""
+def render(req: Request, *, chained: bool = True) -> Rendered:
+    """Render ``req`` into positions with token counts and chained prefix hashes; a request
+    that is only counted (``chained=False``: nothing is read from or written to the cache)
+    gets the same positions with empty keys."""
     positions: list[Position] = []
     chain = _digest(req.spec.id)
     total = 0
@@ -179,10 +181,11 @@ def render(req: Request) -> Rendered:
     def add(path: str, tokens: int, digest: bytes, block: dict[str, Any], zone: str,
             cacheable: bool) -> None:
         nonlocal chain, total
-        chain = _link(chain, digest)
+        if chained:
+            chain = _link(chain, digest)
         total += tokens
-        positions.append(Position(path, tokens, total, chain.hex(), cacheable,
-                                  block.get("cache_control"), zone))
+        positions.append(Position(path, tokens, total, chain.hex() if chained else "",
+                                  cacheable, block.get("cache_control"), zone))
 
     overhead = tool_overhead(req)
     for k, tool in enumerate(req.tools):
