@@ -243,6 +243,20 @@ def test_frozen_sets_the_live_objects_aside_and_gives_them_back():
         gc.unfreeze()
 
 
+def test_a_signature_is_verified_once_and_answers_as_decoding_it():
+    block = {"type": "thinking", "thinking": "weigh both"}
+    signed = thinking.sign(block, message_id="msg_2", index=0, count=1)
+    forged = signed[:-1] + ("0" if signed[-1] != "0" else "1")
+    for signature in (signed, forged, "not base64!", "", signed + "."):
+        assert thinking._verified(signature) == thinking.decode(signature)
+        assert thinking._verified(signature) == thinking.decode(signature)  # from the memo
+    for text, found in (("weigh both", None), ("weigh neither", (0, "modified"))):
+        for _ in range(2):
+            given = [{"type": "thinking", "thinking": text, "signature": signed, "_pos": 0}]
+            assert thinking.problem(given) == found
+    assert thinking.problem([dict(block, signature=forged, _pos=3)]) == (3, "signature")
+
+
 def test_a_signature_is_made_once_and_still_tells_true_from_1():
     block = {"type": "thinking", "thinking": "weigh both"}
     first = thinking.sign(block, message_id="msg_1", index=0, count=1)

@@ -82,6 +82,8 @@ class Sizer:
         self.full: list[int] = []  # per message: its tokens, thinking included
         self.thinking: list[int] = []  # per message: the thinking tokens among them
         self.starts: list[bool] = []  # per message: whether it starts a turn
+        self.start = 0  # the last message starting a turn (``_turn_start``)
+        self.total = 0  # ``count_messages(messages)``
         self.known = ByObject()  # each message object counted once
 
     def _update(self, messages: list[Message]) -> None:
@@ -101,14 +103,16 @@ class Sizer:
             self.starts.append(starts)
         self.known.forget(messages)
         self.messages = list(messages)
+        starts = self.starts[::-1]
+        self.start = len(starts) - 1 - starts.index(True) if True in starts else 0
+        self.total = sum(self.full) - sum(self.thinking[:self.start])
 
     def count(self, messages: list[Message], end: int | None = None) -> int:
         """``count_messages(messages, end)``."""
         self._update(messages)
-        end = len(messages) if end is None else end
-        starts = self.starts[::-1]  # the last message starting a turn (``_turn_start``)
-        start = len(starts) - 1 - starts.index(True) if True in starts else 0
-        return sum(self.full[:end]) - sum(self.thinking[:min(start, end)])
+        if end is None or end >= len(messages):
+            return self.total
+        return sum(self.full[:end]) - sum(self.thinking[:min(self.start, end)])
 
 
 def usage_total(usage: dict[str, Any]) -> int:

@@ -56,6 +56,13 @@ def decode(signature: str) -> dict[str, Any] | None:
     return json.loads(payload)
 
 
+@lru_cache(maxsize=65_536)
+def _verified(signature: str) -> dict[str, Any] | None:
+    """``decode``, once per signature (read, never changed, by ``problem``): R14 looks at the
+    latest assistant message of every request, which a conversation sends again and again."""
+    return decode(signature)
+
+
 def problem(blocks: list[dict[str, Any]]) -> tuple[int, str] | None:
     """First (position, kind) that breaks R14 among one message's thinking blocks.
 
@@ -65,7 +72,7 @@ def problem(blocks: list[dict[str, Any]]) -> tuple[int, str] | None:
     seen: list[dict[str, Any]] = []
     for block in blocks:
         # The simulator never issues redacted_thinking, so its ``data`` never verifies.
-        payload = decode(str(block.get("signature") or block.get("data") or ""))
+        payload = _verified(str(block.get("signature") or block.get("data") or ""))
         if payload is None:
             return block["_pos"], "signature"
         if block.get("type") == "thinking" and payload["h"] != _text_hash(block):
