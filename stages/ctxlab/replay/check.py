@@ -69,12 +69,12 @@ class Checker:
     messages merged, R3: merging never crosses a round's edge), the last message (R10), the
     latest assistant message (R14). So after a check that passed, only the rounds holding a
     message that changed since (not the same object and not equal to it; a message whose role
-    changed also touches its neighbours' rounds) and the last round are checked again, put
-    one after another behind a stand-in first user message (R2 held before, for the same
-    first message): no rule links two rounds, and they keep their order, so the first rule
-    broken is the one a whole check finds. A check that finds one is done again on the whole
-    history, which words it with the whole history's message numbers; the next check after
-    it is a whole one too.
+    changed also touches its neighbours' rounds) and the rounds of the new messages, or else
+    the last round, are checked again, put one after another behind a stand-in first user
+    message (R2 held before, for the same first message): no rule links two rounds, and
+    they keep their order, so the first rule broken is the one a whole check finds. A check
+    that finds one is done again on the whole history, which words it with the whole
+    history's message numbers; the next check after it is a whole one too.
     """
 
     def __init__(self, *, model: str, book: SignatureBook | None = None) -> None:

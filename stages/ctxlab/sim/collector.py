@@ -8,6 +8,8 @@ the whole heap (the caller's history, the tokenizer's tables, the simulator's ca
 none of them garbage: on a long replay that was a quarter of its CPU. So ``paused`` holds the
 collector back for the length of one request, and it runs again afterwards as before. Nothing
 the simulator answers depends on it: the collector only frees cycles, and none are made here.
+A replay, which sends a thousand such requests, also sets aside what was alive before it
+(``frozen``), so that the full passes it still triggers walk only what it made.
 """
 
 from __future__ import annotations
