@@ -48,18 +48,20 @@ class ByObject:
 
 
 class PerMessage:
-    """``read(messages)`` for a read whose answer is its answers for each message, in order:
-    each message object is read once (``ByObject``), while ``key()`` (what the read depends on
-    besides the messages, the task's words) stays the same; ``indexed``: the read's items are
-    (index of their message, value) pairs. The answer for the messages shared with last
-    call's history is kept; a message replaced by another (a batch of clearing), whose answer
-    has as many items as the one it replaces, is read in its place (``_patch``); the rest,
-    message by message."""
+    """``read(messages)`` for a read whose answer is its answers for each message, in order,
+    while ``key()`` (what the read depends on besides the messages, the task's words) stays
+    the same; ``indexed``: the read's items are (index of their message, value) pairs. The
+    answer for the messages shared with last call's history is kept: when that history is
+    the start of this one (the same or equal objects, one C-level list comparison), only the
+    new messages are read; otherwise a message replaced by another (a batch of clearing),
+    whose answer has as many items as the one it replaces, is read in its place
+    (``_patch``), and the rest message by message. Nothing is kept per message object: a
+    turn's memory is last call's history and answer, so it holds no more objects than
+    that answer does."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
                  key: Callable[[], object] | None = None, indexed: bool = False) -> None:
         self.read, self.key, self.indexed = read, key, indexed
-        self.known = ByObject()
         self.keyed: object = None
         self.given: Messages = []  # last call's history
         self.ends: list[int] = []  # where each of its messages' answers ends in ``answer``
@@ -68,21 +70,22 @@ class PerMessage:
     def __call__(self, messages: Messages) -> list[Any]:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
-            self.known, self.keyed, self.given = ByObject(), key, []
+            self.keyed, self.given = key, []
         given, self.given = self.given, []  # a read that fails: the next call starts afresh
-        keep = self._patch(messages, given)
+        shared = len(given)
+        keep = shared if shared <= len(messages) and messages[:shared] == given else \
+            self._patch(messages, given)
         del self.ends[keep:]
         del self.answer[self.ends[-1] if self.ends else 0:]
-        for index, message in enumerate(messages[keep:], keep):
-            self.answer += self._part(index, message)
+        for index in range(keep, len(messages)):
+            self.answer += self._part(index, messages[index])
             self.ends.append(len(self.answer))
-        self.known.forget(messages)
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
 
     def _part(self, index: int, message: dict[str, Any]) -> list[Any]:
         """The answer for ``message`` at ``index`` in the history."""
-        part = self.known.get(message, lambda m: self.read([m]))
+        part = self.read([message])
         return [(index, item) for _, item in part] if self.indexed else part
 
     def _patch(self, messages: Messages, given: Messages) -> int:
