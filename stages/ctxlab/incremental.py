@@ -18,9 +18,11 @@ What is checked before anything is reused:
 
 - the messages: the history given is compared with last turn's position by position, object
   by object (a pointer comparison per message; by value only where the object differs). The
-  messages found equal are taken from last turn; last turn's newest message (its breakpoint
-  moves on) and the few that differ (the one that carries the mark where the last batch
-  ended) are done again one by one, and the new ones at the end. More than ``REPLACED``
+  messages found equal are taken from last turn, and so is one equal but for its breakpoints
+  (``same_content``: last turn's newest, which comes back with the breakpoint ``mark`` put on
+  it; ``mark`` takes every breakpoint off and sets its own, so what is sent is the same), which
+  is only marked again; the few that differ are done again one by one, and the new ones at
+  the end. More than ``REPLACED``
   differ (messages removed, inserted or reordered): everything from the first of them is
   done again. A list cut short keeps what it still shares;
 - the ledger: a decision recorded since last turn for an older result (an old result cleared
@@ -78,10 +80,10 @@ L = TypeVar("L", bound=Layer)
 
 def incremental(layer: L) -> L:
     """``layer`` with its per-message steps done only on what each turn adds (see above)."""
-    from s5_pipeline.estimate import message_tokens, request_tokens
+    from s5_pipeline.estimate import message_share, request_tokens
 
-    prepared = Prepared(layer.apply_decisions, layer.estimate, layer.mark,
-                        share=message_tokens, total=request_tokens)
+    prepared = Prepared(layer.apply_decisions, layer.mark, share=message_share,
+                        total=request_tokens)
     layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
         prepared.apply, functools.partial(_observe_new, layer.observe, prepared),
         prepared.estimate, prepared.mark)
@@ -102,14 +104,16 @@ def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
 class Prepared:
     """What ``prepare`` computed for each message of the history it was given last turn.
 
-    ``apply``, ``estimate`` and ``mark`` are the full functions; ``share`` is one message's
-    part of the estimate and ``total`` the estimate from the sum of those parts.
+    ``apply`` and ``mark`` are the full functions; ``share`` is one message's part of the
+    estimate and ``total`` the estimate from the sum of those parts, in order (the estimate of
+    any list of messages: each message's share is computed once here, so ``share`` need not
+    remember it).
     """
 
     def __init__(self, apply: Callable[[Messages, Any], Messages],
-                 estimate: Callable[[Messages], int], mark: Callable[[Messages], Messages], *,
+                 mark: Callable[[Messages], Messages], *,
                  share: Callable[[dict[str, Any]], float], total: Callable[[float], int]) -> None:
-        self.full_apply, self.full_estimate, self.full_mark = apply, estimate, mark
+        self.full_apply, self.full_mark = apply, mark
         self.share, self.total = share, total
         self.given: Messages = []  # the messages given last turn (a copy of the list)
         self.applied: Messages = []  # each with the frozen decisions applied
@@ -122,7 +126,7 @@ class Prepared:
 
     def apply(self, messages: Messages, ledger: Ledger) -> Messages:
         """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
-        keep, redo = self._unchanged(messages, ledger)
+        keep, redo, remark = self._unchanged(messages, ledger)
         self.given = list(messages)
         applied = self.applied[:keep]
         for i in redo:
@@ -133,7 +137,7 @@ class Prepared:
         self.shares.extend(map(self.share, self.applied[keep:]))
         first = redo[0] if redo else keep
         self._sum_from(first)
-        del self.marked[first:]
+        del self.marked[min(first, remark):]
         self.ledger, self.recorded, self.redone = ledger, len(ledger.recorded), keep
         return self.applied
 
@@ -148,7 +152,7 @@ class Prepared:
         plus what each replacement changed)."""
         swapped = self.swapped(messages)
         if swapped is None:
-            return self.full_estimate(messages)
+            return self._summed(messages)
         return self.total(self.totals[-1] + sum(
             self.share(messages[i]) - self.shares[i] for i in swapped))
 
@@ -158,11 +162,18 @@ class Prepared:
         within a rounding of the floats, which the estimate's integer rounding absorbs but
         at exact halves)."""
         if messages is not self.applied:
-            return self.full_estimate(messages[start:stop])
+            return self._summed(messages[start:stop])
         start, stop, _ = slice(start, stop).indices(len(messages))
         if stop <= start:
             return self.total(0.0)
         return self.total(self.totals[stop - 1] - (self.totals[start - 1] if start else 0.0))
+
+    def _summed(self, messages: Messages) -> int:
+        """The estimate of ``messages``: their shares added in order, from 0."""
+        running = 0.0
+        for message in messages:
+            running += self.share(message)
+        return self.total(running)
 
     def mark(self, messages: Messages) -> Messages:
         """``mark(messages)``, done only for the messages not marked before when ``messages``
@@ -207,16 +218,17 @@ class Prepared:
         del self.totals[start:]
         self.totals.extend(running)
 
-    def _unchanged(self, messages: Messages, ledger: Ledger) -> tuple[int, list[int]]:
-        """How many leading messages can be taken from last turn, and which of them must be
-        done again, in order (see the module docs)."""
+    def _unchanged(self, messages: Messages, ledger: Ledger) -> tuple[int, list[int], int]:
+        """How many leading messages can be taken from last turn, which of them must be
+        done again, in order, and from where they must be marked again (see the module
+        docs)."""
         if ledger is not self.ledger:
-            return 0, []
+            return 0, [], 0
         shared = min(len(self.given), len(messages))
         differ = {i for i in compress(count(), map(is_not, messages[:shared], self.given))
-                  if messages[i] != self.given[i]}
-        if 0 < shared == len(self.given):  # last turn's newest: its breakpoint moves on
-            differ.add(shared - 1)
+                  if not same_content(messages[i], self.given[i])}
+        remark = shared - 1 if 0 < shared == len(self.given) else shared  # last turn's
+        # newest: its breakpoint moves on
         changed = set(ledger.recorded[self.recorded:])
         changed -= {b.get("tool_use_id") for m in messages[shared:]
                     if not isinstance(m["content"], str) for b in m["content"]}
@@ -224,8 +236,28 @@ class Prepared:
             differ |= {i for i, m in enumerate(messages[:shared]) if _holds(m, changed)}
         redo = sorted(differ)
         if len(redo) > REPLACED:
-            return redo[0], []
-        return shared, redo
+            return redo[0], [], redo[0]
+        return shared, redo, remark
+
+
+def same_content(message: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether two messages are equal but for their breakpoints (``cache_control``): a
+    breakpoint is the layer's own mark, which ``mark`` takes off every message and sets
+    again, so the one message is done as the other was."""
+    if message == other:
+        return True
+    content, before = message["content"], other["content"]
+    return (isinstance(content, list) and isinstance(before, list)
+            and len(content) == len(before) and message.keys() == other.keys()
+            and all(message[k] == other[k] for k in message if k != "content")
+            and all(a == b or _unmarked(a) == _unmarked(b)
+                    for a, b in zip(content, before, strict=True)))
+
+
+def _unmarked(block: Any) -> Any:
+    """A block without its breakpoint."""
+    return {k: v for k, v in block.items() if k != "cache_control"} \
+        if isinstance(block, dict) else block
 
 
 def _holds(message: dict[str, Any], ids: set[str]) -> bool:

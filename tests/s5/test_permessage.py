@@ -76,8 +76,8 @@ def test_equal_messages_count_as_shared() -> None:
 
 
 def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path) -> None:
-    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
-                        mark_newest, share=message_tokens, total=request_tokens)
+    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
+                        share=message_tokens, total=request_tokens)
     applied = prepared.apply(_history(40), Ledger(tmp_path))
     after = list(applied)
     for i in (2, 10, 30):
@@ -95,8 +95,8 @@ def test_a_batch_that_changed_only_results_is_not_checked_again(tmp_path: Path) 
     history is checked whole."""
     from ctxlab.batchcheck import check_changed
 
-    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
-                        mark_newest, share=message_tokens, total=request_tokens)
+    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
+                        share=message_tokens, total=request_tokens)
     applied = prepared.apply(_history(10), Ledger(tmp_path))
     checked: list[int] = []
 
