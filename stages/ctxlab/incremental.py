@@ -123,11 +123,12 @@ class Prepared:
         self.ledger: Ledger | None = None
         self.recorded = 0  # how many decisions that ledger had recorded then
         self.redone = 0  # where the messages ``apply`` worked on last began
+        self.fresh: dict[int, tuple[dict[str, Any], float]] = {}  # this turn's other shares
 
     def apply(self, messages: Messages, ledger: Ledger) -> Messages:
         """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
         keep, redo, remark = self._unchanged(messages, ledger)
-        self.given = list(messages)
+        self.given, self.fresh = list(messages), {}
         applied = self.applied[:keep]
         for i in redo:
             applied[i] = self.full_apply([messages[i]], ledger)[0]
@@ -154,7 +155,7 @@ class Prepared:
         if swapped is None:
             return self._summed(messages)
         return self.total(self.totals[-1] + sum(
-            self.share(messages[i]) - self.shares[i] for i in swapped))
+            self._share(messages[i]) - self.shares[i] for i in swapped))
 
     def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
         """``estimate(messages[start:stop])``, from the running sum when ``messages`` is what
@@ -168,11 +169,20 @@ class Prepared:
             return self.total(0.0)
         return self.total(self.totals[stop - 1] - (self.totals[start - 1] if start else 0.0))
 
+    def _share(self, message: dict[str, Any]) -> float:
+        """``share(message)`` for a message ``apply`` did not return (a batch's copy, whose
+        share a turn asks for up to three times: the batch's arithmetic, its size, its
+        adoption), worked out once per turn."""
+        entry = self.fresh.get(id(message))
+        if entry is None or entry[0] is not message:
+            entry = self.fresh[id(message)] = (message, self.share(message))
+        return entry[1]
+
     def _summed(self, messages: Messages) -> int:
         """The estimate of ``messages``: their shares added in order, from 0."""
         running = 0.0
         for message in messages:
-            running += self.share(message)
+            running += self._share(message)
         return self.total(running)
 
     def mark(self, messages: Messages) -> Messages:
@@ -204,7 +214,7 @@ class Prepared:
         applied in it, so next turn's history, this one and a new round, starts from it."""
         if swapped:
             for i in swapped:
-                self.shares[i] = self.share(messages[i])
+                self.shares[i] = self._share(messages[i])
             self._sum_from(swapped[0])
             del self.marked[swapped[0]:]
         self.applied, self.given = list(messages), list(messages)

@@ -16,8 +16,9 @@ leading messages two histories share.
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from collections.abc import Callable
-from itertools import compress, count
+from itertools import chain, compress, count
 from operator import is_not
 from typing import Any
 
@@ -76,9 +77,10 @@ class PerMessage:
         keep = shared if shared <= len(messages) and messages[:shared] == given else \
             self._patch(messages, given)
         del self.ends[keep:]
-        del self.answer[self.ends[-1] if self.ends else 0:]
+        self._put(self.ends[-1] if self.ends else 0, len(self.answer), [])
         for index in range(keep, len(messages)):
-            self.answer += self._part(index, messages[index])
+            part = self._part(index, messages[index])
+            self._put(len(self.answer), len(self.answer), part)
             self.ends.append(len(self.answer))
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
@@ -100,22 +102,58 @@ class PerMessage:
             part = self._part(index, messages[index])
             if len(part) != end - start:
                 return index
-            self.answer[start:end] = part
+            self._put(start, end, part)
         return min(len(given), len(messages))
+
+    def _put(self, start: int, end: int, part: list[Any]) -> None:
+        """``answer[start:end] = part``: every change of ``answer`` goes through here."""
+        self.answer[start:end] = part
+
+
+class Tallied(PerMessage):
+    """``PerMessage`` for a read whose items are collections (the task's words each result
+    names, ``found``), that also keeps ``tally``: in how many items each element is, kept up
+    to date as items come and go, so a turn counts only what changed."""
+
+    def __init__(self, read: Callable[[Messages], list[Any]], *,
+                 key: Callable[[], object] | None = None, indexed: bool = False) -> None:
+        super().__init__(read, key=key, indexed=indexed)
+        self.tally: Counter[Any] = Counter()
+
+    def _put(self, start: int, end: int, part: list[Any]) -> None:
+        for element in chain.from_iterable(self.answer[start:end]):
+            self.tally[element] -= 1
+            if not self.tally[element]:
+                del self.tally[element]
+        self.tally.update(chain.from_iterable(part))
+        super()._put(start, end, part)
+
+
+def _tally(read: Tallied, messages: Messages) -> Counter[Any]:
+    """``read``'s tally for ``messages`` (a copy: the caller may change it)."""
+    read(messages)
+    return Counter(read.tally)
 
 
 READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
 INDEXED = ("located",)  # the reads whose items are (index of their message, value)
+TALLIES = {"named": "found"}  # a read that tallies the elements of another read's items
 
 
 def remember_reads(layer: Any) -> None:
     """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
-    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend on."""
+    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend
+    on; a read tallied by another (``TALLIES``) is a ``Tallied`` one, whose tally answers it."""
+    tallied = {read for tally, read in TALLIES.items() if hasattr(layer, tally)}
     for read in READS:
         if hasattr(layer, read):
-            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
-                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
+            setattr(layer, read, (Tallied if read in tallied else PerMessage)(
+                getattr(layer, read), key=functools.partial(
+                    getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
                 indexed=read in INDEXED))
+    for tally, read in TALLIES.items():
+        if read in tallied and isinstance(getattr(layer, read, None), Tallied):
+            setattr(layer, tally, functools.partial(_tally, getattr(layer, read)))
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:

@@ -131,7 +131,8 @@ class BandClearing(HistoryReads):
         uses, reads = self.uses(messages), dict(self.saved(messages))
         exempt = edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
         return microcompact(messages, session.tool_names, keep,
-                            terms=telling_terms(self.found(messages), self.terms or frozenset()),
+                            terms=telling_terms(self.named(messages), len(results),
+                                                self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=exempt, after=self.changed_files.attached,
                             located=self.located(messages))
