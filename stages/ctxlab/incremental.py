@@ -37,7 +37,8 @@ The band's reads (``s5_pipeline.reads``) are answers made of what each message s
 own, so each gets a memory (``permessage.remember_reads``) that keeps each message's part by
 the message object: a turn reads only the messages it has not seen, wherever they are (a
 batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
-the estimate of a part of the history, is the difference of two running sums.
+the estimate of a part of the history, is the difference of two running sums. The band's
+look itself (``microcompact``) skips the results it left as they were (``settled``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -55,6 +56,7 @@ from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
 from .permessage import remember_reads
+from .settled import settle
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -92,6 +94,7 @@ def incremental(layer: L) -> L:
     if hasattr(layer, "check"):
         layer.check = functools.partial(check_changed, layer.check, prepared)
     remember_reads(layer)
+    settle(layer)
     return layer
 
 
