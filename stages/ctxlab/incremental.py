@@ -19,11 +19,11 @@ What is checked before anything is reused:
 - the messages: the history given is compared with last turn's position by position, object
   by object (a pointer comparison per message; by value only where the object differs). The
   messages found equal are taken from last turn, and so is one equal but for its breakpoints
-  (``same_content``: last turn's newest, which comes back with the breakpoint ``mark`` put on
-  it; ``mark`` takes every breakpoint off and sets its own, so what is sent is the same), which
-  is only marked again; the few that differ are done again one by one, and the new ones at
-  the end. More than ``REPLACED``
-  differ (messages removed, inserted or reordered): everything from the first of them is
+  (``marks.same_content``: last turn's newest, which comes back with the breakpoint ``mark``
+  put on it; ``mark`` takes every breakpoint off and sets its own, so what is sent is the
+  same), which is only marked again; the few that differ are done again one by one, and the
+  new ones at the end. More than ``REPLACED`` differ (messages removed, inserted or
+  reordered): everything from the first of them is
   done again. A list cut short keeps what it still shares;
 - the ledger: a decision recorded since last turn for an older result (an old result cleared
   by hand, say) changes the message holding it, which is done again; everything is, when the
@@ -55,6 +55,7 @@ from operator import is_not
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
+from .marks import same_content
 from .permessage import remember_reads
 from .settled import settle
 
@@ -251,26 +252,6 @@ class Prepared:
         if len(redo) > REPLACED:
             return redo[0], [], redo[0]
         return shared, redo, remark
-
-
-def same_content(message: dict[str, Any], other: dict[str, Any]) -> bool:
-    """Whether two messages are equal but for their breakpoints (``cache_control``): a
-    breakpoint is the layer's own mark, which ``mark`` takes off every message and sets
-    again, so the one message is done as the other was."""
-    if message == other:
-        return True
-    content, before = message["content"], other["content"]
-    return (isinstance(content, list) and isinstance(before, list)
-            and len(content) == len(before) and message.keys() == other.keys()
-            and all(message[k] == other[k] for k in message if k != "content")
-            and all(a == b or _unmarked(a) == _unmarked(b)
-                    for a, b in zip(content, before, strict=True)))
-
-
-def _unmarked(block: Any) -> Any:
-    """A block without its breakpoint."""
-    return {k: v for k, v in block.items() if k != "cache_control"} \
-        if isinstance(block, dict) else block
 
 
 def _holds(message: dict[str, Any], ids: set[str]) -> bool:

@@ -278,7 +278,7 @@ def test_a_message_back_with_its_breakpoint_is_taken_from_last_turn(tmp_path: Pa
     """Last turn's newest message comes back from the loop with the breakpoint ``mark`` put
     on it: equal but for that mark (``same_content``), it keeps last turn's result, and
     what is marked is the full functions' answer; a change of its content is done again."""
-    from ctxlab.incremental import same_content
+    from ctxlab.marks import same_content
 
     ledger, prepared = _Counting(tmp_path), _incremental()
     sent = prepared.mark(prepared.apply(_history(4), ledger))  # the task's text made a block
