@@ -56,7 +56,7 @@ from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
 from .marks import same_content
-from .permessage import remember_reads
+from .permessage import of_layer, remember_reads
 from .settled import settle
 
 Messages = list[dict[str, Any]]
@@ -85,15 +85,15 @@ def incremental(layer: L) -> L:
     """``layer`` with its per-message steps done only on what each turn adds (see above)."""
     from s5_pipeline.estimate import message_share, request_tokens
 
-    prepared = Prepared(layer.apply_decisions, layer.mark, share=message_share,
-                        total=request_tokens)
+    prepared = Prepared(of_layer(layer, "apply_decisions"), of_layer(layer, "mark"),
+                        share=message_share, total=request_tokens)
     layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
-        prepared.apply, functools.partial(_observe_new, layer.observe, prepared),
+        prepared.apply, functools.partial(_observe_new, of_layer(layer, "observe"), prepared),
         prepared.estimate, prepared.mark)
     if hasattr(layer, "estimate_part"):
         layer.estimate_part = prepared.estimate_part
     if hasattr(layer, "check"):
-        layer.check = functools.partial(check_changed, layer.check, prepared)
+        layer.check = functools.partial(check_changed, of_layer(layer, "check"), prepared)
     remember_reads(layer)
     settle(layer)
     return layer

@@ -16,6 +16,7 @@ leading messages two histories share.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections import Counter
 from collections.abc import Callable
 from itertools import chain, compress, count
@@ -129,6 +130,11 @@ class Tallied(PerMessage):
         super()._put(start, end, part)
 
 
+def _terms(layer: Any) -> object:
+    """What the band's reads depend on besides the messages: the task's words."""
+    return getattr(layer, "terms", None)
+
+
 def _tally(read: Tallied, messages: Messages) -> Counter[Any]:
     """``read``'s tally for ``messages`` (a copy: the caller may change it)."""
     read(messages)
@@ -140,6 +146,31 @@ INDEXED = ("located",)  # the reads whose items are (index of their message, val
 TALLIES = {"named": "found"}  # a read that tallies the elements of another read's items
 
 
+class OfLayer:
+    """A call on ``layer`` made without holding it: ``function(layer, *args)`` through a weak
+    reference. The layer holds what calls it (its reads, the incremental steps); a strong
+    reference back would make a cycle that only the cyclic collector frees, and every memo
+    the layer kept would wait for a full collection. Pickled with the layer (runs are)."""
+
+    def __init__(self, layer: Any, function: Callable[..., Any]) -> None:
+        self.layer, self.function = weakref.ref(layer), function
+
+    def __call__(self, *args: Any) -> Any:
+        return self.function(self.layer(), *args)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return OfLayer, (self.layer(), self.function)
+
+
+def of_layer(layer: Any, name: str) -> Callable[..., Any]:
+    """``layer.name`` without a reference to ``layer`` when it is one of its methods
+    (``OfLayer``); any other callable as it is."""
+    found = getattr(layer, name)
+    if getattr(found, "__self__", None) is layer and hasattr(found, "__func__"):
+        return OfLayer(layer, found.__func__)
+    return found
+
+
 def remember_reads(layer: Any) -> None:
     """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
     ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend
@@ -148,9 +179,7 @@ def remember_reads(layer: Any) -> None:
     for read in READS:
         if hasattr(layer, read):
             setattr(layer, read, (Tallied if read in tallied else PerMessage)(
-                getattr(layer, read), key=functools.partial(
-                    getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
-                indexed=read in INDEXED))
+                of_layer(layer, read), key=OfLayer(layer, _terms), indexed=read in INDEXED))
     for tally, read in TALLIES.items():
         if read in tallied and isinstance(getattr(layer, read, None), Tallied):
             setattr(layer, tally, functools.partial(_tally, getattr(layer, read)))

@@ -294,3 +294,32 @@ def test_a_message_back_with_its_breakpoint_is_taken_from_last_turn(tmp_path: Pa
     edited["content"][0]["content"] = "another result"
     assert not same_content(edited, applied[-1])
     assert not same_content({**sent[-1], "role": "assistant"}, applied[-1])
+
+
+def test_a_layer_made_incremental_is_freed_without_the_collector(tmp_path: Path) -> None:
+    """What ``incremental`` and the band's memories attach to a layer call it through weak
+    references (``permessage.OfLayer``): once the last reference goes, the layer and every
+    memo it holds are freed at once, not at the collector's next full collection; and the
+    layer still pickles and works after (shared runs are pickled)."""
+    import gc
+    import pickle
+    import weakref
+
+    from s5_pipeline import make_layer
+
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = make_layer()
+    history = layer.prepare(_history(6), session)
+    for n in range(6, 9):
+        session.tool_names[f"toolu_{n}"] = "run_command"
+        history = layer.prepare(history + _round(n), session)
+    again = pickle.loads(pickle.dumps(layer))
+    assert again.prepare(list(history), _session(tmp_path / "again", sim))
+    gone = [weakref.ref(o) for o in (layer, layer.uses, layer.microcompact, again)]
+    gc.disable()
+    try:
+        del layer, again
+        assert all(ref() is None for ref in gone)
+    finally:
+        gc.enable()
