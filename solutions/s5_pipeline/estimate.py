@@ -159,6 +159,13 @@ def message_tokens(message: dict[str, Any]) -> float:
             else _MESSAGES.get(content, _message))
 
 
+def message_share(message: dict[str, Any]) -> float:
+    """``message_tokens`` worked out afresh, for a caller that keeps each message's share
+    itself (the bench's running sum): remembering it would only cost a copy of the message."""
+    content = message["content"]
+    return FRAMING + _text_cost(content) if isinstance(content, str) else _message(content)
+
+
 def request_tokens(messages_total: float, system: list[dict[str, Any]] | None = None,
                    tools: list[dict[str, Any]] | None = None) -> int:
     """The whole request's estimate, from the running sum of its messages' shares."""

@@ -149,11 +149,7 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
     are copied.
     """
     located = located_results(messages) if located is None else located
-    last_reply = next((i for i in range(len(messages) - 1, -1, -1)
-                       if messages[i]["role"] == "assistant"), -1)
-    gone = set(cleared) | set(exempt)
-    old = {ident: i for i, ident in located[: max(0, len(located) - keep)]
-           if i < last_reply and ident not in gone}  # seen (a reply follows), not kept
+    old = old_results(messages, located, keep, set(cleared) | set(exempt))
     decisions: dict[str, str] = {}
     out = list(messages)
     for i in sorted(set(old.values())):
@@ -173,6 +169,17 @@ def microcompact(messages: list[dict[str, Any]], tool_names: dict[str, str],
         if any(a is not b for a, b in zip(blocks, messages[i]["content"], strict=True)):
             out[i] = dict(messages[i], content=blocks)  # a message nothing changed in is kept
     return out, decisions
+
+
+def old_results(messages: list[dict[str, Any]], located: list[tuple[int, str]], keep: int,
+                gone: Collection[str]) -> dict[str, int]:
+    """The results ``microcompact`` looks at (id → index of its message): seen (a reply
+    follows them), older than the last ``keep`` (``located``: ``located_results``), and not
+    ``gone`` (cleared before, or exempt)."""
+    last_reply = next((i for i in range(len(messages) - 1, -1, -1)
+                       if messages[i]["role"] == "assistant"), -1)
+    return {ident: i for i, ident in located[: max(0, len(located) - keep)]
+            if i < last_reply and ident not in gone}
 
 
 @lru_cache(maxsize=1024)

@@ -42,6 +42,10 @@ class HistoryReads:
         """For each tool result, in order, the task's words it names."""
         return found_terms(messages, self.terms or frozenset())
 
+    def named(self, messages: Messages) -> Counter[str]:
+        """How many tool results name each of the task's words (``found``, counted)."""
+        return Counter(chain.from_iterable(self.found(messages)))
+
     def results(self, messages: Messages) -> list[str]:
         """The ids of the tool results, in order."""
         return result_ids(messages)
@@ -68,13 +72,12 @@ def found_terms(messages: Messages, terms: frozenset[str]) -> list[frozenset[str
             for b in m["content"] if b.get("type") == "tool_result"]
 
 
-def telling_terms(found: list[frozenset[str]], terms: frozenset[str]) -> frozenset[str]:
+def telling_terms(named: Counter[str], results: int, terms: frozenset[str]) -> frozenset[str]:
     """The task's terms that tell one result from another: those named by at most half of
-    the results in view (``found``: the terms each names, ``found_terms``). A term in most of
-    them, a word like "then", says nothing about any one; ``matching_lines`` applies the same
-    rule to the lines of one result (§7.4)."""
-    named = Counter(chain.from_iterable(found))
-    return frozenset(t for t in terms if named[t] <= len(found) / 2)
+    the ``results`` in view (``named``: how many name each term, ``HistoryReads.named``). A
+    term in most of them, a word like "then", says nothing about any one;
+    ``matching_lines`` applies the same rule to the lines of one result (§7.4)."""
+    return frozenset(t for t in terms if named[t] <= results / 2)
 
 
 def edited_reads(uses: list[dict[str, Any]]) -> list[str]:

@@ -18,10 +18,12 @@ What is checked before anything is reused:
 
 - the messages: the history given is compared with last turn's position by position, object
   by object (a pointer comparison per message; by value only where the object differs). The
-  messages found equal are taken from last turn; last turn's newest message (its breakpoint
-  moves on) and the few that differ (the one that carries the mark where the last batch
-  ended) are done again one by one, and the new ones at the end. More than ``REPLACED``
-  differ (messages removed, inserted or reordered): everything from the first of them is
+  messages found equal are taken from last turn, and so is one equal but for its breakpoints
+  (``marks.same_content``: last turn's newest, which comes back with the breakpoint ``mark``
+  put on it; ``mark`` takes every breakpoint off and sets its own, so what is sent is the
+  same), which is only marked again; the few that differ are done again one by one, and the
+  new ones at the end. More than ``REPLACED`` differ (messages removed, inserted or
+  reordered): everything from the first of them is
   done again. A list cut short keeps what it still shares;
 - the ledger: a decision recorded since last turn for an older result (an old result cleared
   by hand, say) changes the message holding it, which is done again; everything is, when the
@@ -35,7 +37,8 @@ The band's reads (``s5_pipeline.reads``) are answers made of what each message s
 own, so each gets a memory (``permessage.remember_reads``) that keeps each message's part by
 the message object: a turn reads only the messages it has not seen, wherever they are (a
 batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
-the estimate of a part of the history, is the difference of two running sums.
+the estimate of a part of the history, is the difference of two running sums. The band's
+look itself (``microcompact``) skips the results it left as they were (``settled``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -52,7 +55,9 @@ from operator import is_not
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
-from .permessage import remember_reads
+from .marks import same_content
+from .permessage import of_layer, remember_reads
+from .settled import settle
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -78,18 +83,19 @@ L = TypeVar("L", bound=Layer)
 
 def incremental(layer: L) -> L:
     """``layer`` with its per-message steps done only on what each turn adds (see above)."""
-    from s5_pipeline.estimate import message_tokens, request_tokens
+    from s5_pipeline.estimate import message_share, request_tokens
 
-    prepared = Prepared(layer.apply_decisions, layer.estimate, layer.mark,
-                        share=message_tokens, total=request_tokens)
+    prepared = Prepared(of_layer(layer, "apply_decisions"), of_layer(layer, "mark"),
+                        share=message_share, total=request_tokens)
     layer.apply_decisions, layer.observe, layer.estimate, layer.mark = (
-        prepared.apply, functools.partial(_observe_new, layer.observe, prepared),
+        prepared.apply, functools.partial(_observe_new, of_layer(layer, "observe"), prepared),
         prepared.estimate, prepared.mark)
     if hasattr(layer, "estimate_part"):
         layer.estimate_part = prepared.estimate_part
     if hasattr(layer, "check"):
-        layer.check = functools.partial(check_changed, layer.check, prepared)
+        layer.check = functools.partial(check_changed, of_layer(layer, "check"), prepared)
     remember_reads(layer)
+    settle(layer)
     return layer
 
 
@@ -102,14 +108,16 @@ def _observe_new(observe: Callable[[Messages, Any], None], prepared: Prepared,
 class Prepared:
     """What ``prepare`` computed for each message of the history it was given last turn.
 
-    ``apply``, ``estimate`` and ``mark`` are the full functions; ``share`` is one message's
-    part of the estimate and ``total`` the estimate from the sum of those parts.
+    ``apply`` and ``mark`` are the full functions; ``share`` is one message's part of the
+    estimate and ``total`` the estimate from the sum of those parts, in order (the estimate of
+    any list of messages: each message's share is computed once here, so ``share`` need not
+    remember it).
     """
 
     def __init__(self, apply: Callable[[Messages, Any], Messages],
-                 estimate: Callable[[Messages], int], mark: Callable[[Messages], Messages], *,
+                 mark: Callable[[Messages], Messages], *,
                  share: Callable[[dict[str, Any]], float], total: Callable[[float], int]) -> None:
-        self.full_apply, self.full_estimate, self.full_mark = apply, estimate, mark
+        self.full_apply, self.full_mark = apply, mark
         self.share, self.total = share, total
         self.given: Messages = []  # the messages given last turn (a copy of the list)
         self.applied: Messages = []  # each with the frozen decisions applied
@@ -119,11 +127,12 @@ class Prepared:
         self.ledger: Ledger | None = None
         self.recorded = 0  # how many decisions that ledger had recorded then
         self.redone = 0  # where the messages ``apply`` worked on last began
+        self.fresh: dict[int, tuple[dict[str, Any], float]] = {}  # this turn's other shares
 
     def apply(self, messages: Messages, ledger: Ledger) -> Messages:
         """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
-        keep, redo = self._unchanged(messages, ledger)
-        self.given = list(messages)
+        keep, redo, remark = self._unchanged(messages, ledger)
+        self.given, self.fresh = list(messages), {}
         applied = self.applied[:keep]
         for i in redo:
             applied[i] = self.full_apply([messages[i]], ledger)[0]
@@ -133,7 +142,7 @@ class Prepared:
         self.shares.extend(map(self.share, self.applied[keep:]))
         first = redo[0] if redo else keep
         self._sum_from(first)
-        del self.marked[first:]
+        del self.marked[min(first, remark):]
         self.ledger, self.recorded, self.redone = ledger, len(ledger.recorded), keep
         return self.applied
 
@@ -148,9 +157,9 @@ class Prepared:
         plus what each replacement changed)."""
         swapped = self.swapped(messages)
         if swapped is None:
-            return self.full_estimate(messages)
+            return self._summed(messages)
         return self.total(self.totals[-1] + sum(
-            self.share(messages[i]) - self.shares[i] for i in swapped))
+            self._share(messages[i]) - self.shares[i] for i in swapped))
 
     def estimate_part(self, messages: Messages, start: int, stop: int | None = None) -> int:
         """``estimate(messages[start:stop])``, from the running sum when ``messages`` is what
@@ -158,11 +167,27 @@ class Prepared:
         within a rounding of the floats, which the estimate's integer rounding absorbs but
         at exact halves)."""
         if messages is not self.applied:
-            return self.full_estimate(messages[start:stop])
+            return self._summed(messages[start:stop])
         start, stop, _ = slice(start, stop).indices(len(messages))
         if stop <= start:
             return self.total(0.0)
         return self.total(self.totals[stop - 1] - (self.totals[start - 1] if start else 0.0))
+
+    def _share(self, message: dict[str, Any]) -> float:
+        """``share(message)`` for a message ``apply`` did not return (a batch's copy, whose
+        share a turn asks for up to three times: the batch's arithmetic, its size, its
+        adoption), worked out once per turn."""
+        entry = self.fresh.get(id(message))
+        if entry is None or entry[0] is not message:
+            entry = self.fresh[id(message)] = (message, self.share(message))
+        return entry[1]
+
+    def _summed(self, messages: Messages) -> int:
+        """The estimate of ``messages``: their shares added in order, from 0."""
+        running = 0.0
+        for message in messages:
+            running += self._share(message)
+        return self.total(running)
 
     def mark(self, messages: Messages) -> Messages:
         """``mark(messages)``, done only for the messages not marked before when ``messages``
@@ -193,7 +218,7 @@ class Prepared:
         applied in it, so next turn's history, this one and a new round, starts from it."""
         if swapped:
             for i in swapped:
-                self.shares[i] = self.share(messages[i])
+                self.shares[i] = self._share(messages[i])
             self._sum_from(swapped[0])
             del self.marked[swapped[0]:]
         self.applied, self.given = list(messages), list(messages)
@@ -207,16 +232,17 @@ class Prepared:
         del self.totals[start:]
         self.totals.extend(running)
 
-    def _unchanged(self, messages: Messages, ledger: Ledger) -> tuple[int, list[int]]:
-        """How many leading messages can be taken from last turn, and which of them must be
-        done again, in order (see the module docs)."""
+    def _unchanged(self, messages: Messages, ledger: Ledger) -> tuple[int, list[int], int]:
+        """How many leading messages can be taken from last turn, which of them must be
+        done again, in order, and from where they must be marked again (see the module
+        docs)."""
         if ledger is not self.ledger:
-            return 0, []
+            return 0, [], 0
         shared = min(len(self.given), len(messages))
         differ = {i for i in compress(count(), map(is_not, messages[:shared], self.given))
-                  if messages[i] != self.given[i]}
-        if 0 < shared == len(self.given):  # last turn's newest: its breakpoint moves on
-            differ.add(shared - 1)
+                  if not same_content(messages[i], self.given[i])}
+        remark = shared - 1 if 0 < shared == len(self.given) else shared  # last turn's
+        # newest: its breakpoint moves on
         changed = set(ledger.recorded[self.recorded:])
         changed -= {b.get("tool_use_id") for m in messages[shared:]
                     if not isinstance(m["content"], str) for b in m["content"]}
@@ -224,8 +250,8 @@ class Prepared:
             differ |= {i for i, m in enumerate(messages[:shared]) if _holds(m, changed)}
         redo = sorted(differ)
         if len(redo) > REPLACED:
-            return redo[0], []
-        return shared, redo
+            return redo[0], [], redo[0]
+        return shared, redo, remark
 
 
 def _holds(message: dict[str, Any], ids: set[str]) -> bool:

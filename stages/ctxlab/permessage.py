@@ -16,8 +16,10 @@ leading messages two histories share.
 from __future__ import annotations
 
 import functools
+import weakref
+from collections import Counter
 from collections.abc import Callable
-from itertools import compress, count
+from itertools import chain, compress, count
 from operator import is_not
 from typing import Any
 
@@ -48,18 +50,20 @@ class ByObject:
 
 
 class PerMessage:
-    """``read(messages)`` for a read whose answer is its answers for each message, in order:
-    each message object is read once (``ByObject``), while ``key()`` (what the read depends on
-    besides the messages, the task's words) stays the same; ``indexed``: the read's items are
-    (index of their message, value) pairs. The answer for the messages shared with last
-    call's history is kept; a message replaced by another (a batch of clearing), whose answer
-    has as many items as the one it replaces, is read in its place (``_patch``); the rest,
-    message by message."""
+    """``read(messages)`` for a read whose answer is its answers for each message, in order,
+    while ``key()`` (what the read depends on besides the messages, the task's words) stays
+    the same; ``indexed``: the read's items are (index of their message, value) pairs. The
+    answer for the messages shared with last call's history is kept: when that history is
+    the start of this one (the same or equal objects, one C-level list comparison), only the
+    new messages are read; otherwise a message replaced by another (a batch of clearing),
+    whose answer has as many items as the one it replaces, is read in its place
+    (``_patch``), and the rest message by message. Nothing is kept per message object: a
+    turn's memory is last call's history and answer, so it holds no more objects than
+    that answer does."""
 
     def __init__(self, read: Callable[[Messages], list[Any]], *,
                  key: Callable[[], object] | None = None, indexed: bool = False) -> None:
         self.read, self.key, self.indexed = read, key, indexed
-        self.known = ByObject()
         self.keyed: object = None
         self.given: Messages = []  # last call's history
         self.ends: list[int] = []  # where each of its messages' answers ends in ``answer``
@@ -68,21 +72,23 @@ class PerMessage:
     def __call__(self, messages: Messages) -> list[Any]:
         key = self.key() if self.key is not None else None
         if key != self.keyed:
-            self.known, self.keyed, self.given = ByObject(), key, []
+            self.keyed, self.given = key, []
         given, self.given = self.given, []  # a read that fails: the next call starts afresh
-        keep = self._patch(messages, given)
+        shared = len(given)
+        keep = shared if shared <= len(messages) and messages[:shared] == given else \
+            self._patch(messages, given)
         del self.ends[keep:]
-        del self.answer[self.ends[-1] if self.ends else 0:]
-        for index, message in enumerate(messages[keep:], keep):
-            self.answer += self._part(index, message)
+        self._put(self.ends[-1] if self.ends else 0, len(self.answer), [])
+        for index in range(keep, len(messages)):
+            part = self._part(index, messages[index])
+            self._put(len(self.answer), len(self.answer), part)
             self.ends.append(len(self.answer))
-        self.known.forget(messages)
         self.given = list(messages)
         return list(self.answer)  # a copy: the caller may change it
 
     def _part(self, index: int, message: dict[str, Any]) -> list[Any]:
         """The answer for ``message`` at ``index`` in the history."""
-        part = self.known.get(message, lambda m: self.read([m]))
+        part = self.read([message])
         return [(index, item) for _, item in part] if self.indexed else part
 
     def _patch(self, messages: Messages, given: Messages) -> int:
@@ -97,22 +103,86 @@ class PerMessage:
             part = self._part(index, messages[index])
             if len(part) != end - start:
                 return index
-            self.answer[start:end] = part
+            self._put(start, end, part)
         return min(len(given), len(messages))
+
+    def _put(self, start: int, end: int, part: list[Any]) -> None:
+        """``answer[start:end] = part``: every change of ``answer`` goes through here."""
+        self.answer[start:end] = part
+
+
+class Tallied(PerMessage):
+    """``PerMessage`` for a read whose items are collections (the task's words each result
+    names, ``found``), that also keeps ``tally``: in how many items each element is, kept up
+    to date as items come and go, so a turn counts only what changed."""
+
+    def __init__(self, read: Callable[[Messages], list[Any]], *,
+                 key: Callable[[], object] | None = None, indexed: bool = False) -> None:
+        super().__init__(read, key=key, indexed=indexed)
+        self.tally: Counter[Any] = Counter()
+
+    def _put(self, start: int, end: int, part: list[Any]) -> None:
+        for element in chain.from_iterable(self.answer[start:end]):
+            self.tally[element] -= 1
+            if not self.tally[element]:
+                del self.tally[element]
+        self.tally.update(chain.from_iterable(part))
+        super()._put(start, end, part)
+
+
+def _terms(layer: Any) -> object:
+    """What the band's reads depend on besides the messages: the task's words."""
+    return getattr(layer, "terms", None)
+
+
+def _tally(read: Tallied, messages: Messages) -> Counter[Any]:
+    """``read``'s tally for ``messages`` (a copy: the caller may change it)."""
+    read(messages)
+    return Counter(read.tally)
 
 
 READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
 INDEXED = ("located",)  # the reads whose items are (index of their message, value)
+TALLIES = {"named": "found"}  # a read that tallies the elements of another read's items
+
+
+class OfLayer:
+    """A call on ``layer`` made without holding it: ``function(layer, *args)`` through a weak
+    reference. The layer holds what calls it (its reads, the incremental steps); a strong
+    reference back would make a cycle that only the cyclic collector frees, and every memo
+    the layer kept would wait for a full collection. Pickled with the layer (runs are)."""
+
+    def __init__(self, layer: Any, function: Callable[..., Any]) -> None:
+        self.layer, self.function = weakref.ref(layer), function
+
+    def __call__(self, *args: Any) -> Any:
+        return self.function(self.layer(), *args)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return OfLayer, (self.layer(), self.function)
+
+
+def of_layer(layer: Any, name: str) -> Callable[..., Any]:
+    """``layer.name`` without a reference to ``layer`` when it is one of its methods
+    (``OfLayer``); any other callable as it is."""
+    found = getattr(layer, name)
+    if getattr(found, "__self__", None) is layer and hasattr(found, "__func__"):
+        return OfLayer(layer, found.__func__)
+    return found
 
 
 def remember_reads(layer: Any) -> None:
     """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
-    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend on."""
+    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend
+    on; a read tallied by another (``TALLIES``) is a ``Tallied`` one, whose tally answers it."""
+    tallied = {read for tally, read in TALLIES.items() if hasattr(layer, tally)}
     for read in READS:
         if hasattr(layer, read):
-            setattr(layer, read, PerMessage(getattr(layer, read), key=functools.partial(
-                getattr, layer, "terms", None),  # a partial, not a lambda: runs are pickled
-                indexed=read in INDEXED))
+            setattr(layer, read, (Tallied if read in tallied else PerMessage)(
+                of_layer(layer, read), key=OfLayer(layer, _terms), indexed=read in INDEXED))
+    for tally, read in TALLIES.items():
+        if read in tallied and isinstance(getattr(layer, read, None), Tallied):
+            setattr(layer, tally, functools.partial(_tally, getattr(layer, read)))
 
 
 def identical_prefix(previous: Messages, current: Messages) -> int:

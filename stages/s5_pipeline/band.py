@@ -40,6 +40,8 @@ Chosen = tuple[Messages, dict[str, str], str]  # a batch: the history after it, 
 class BandClearing(HistoryReads):
     """Microcompact as batches below the trigger, for ``Pipeline``."""
 
+    microcompact = staticmethod(microcompact)  # the band's look (the bench gives it a memory)
+
     def clear_batch(self, messages: Messages, session: Session, size: int,
                     limits: Thresholds) -> tuple[Messages, int]:
         """Below the trigger: microcompact's batch, run when it repays the prefix it rewrites
@@ -130,8 +132,9 @@ class BandClearing(HistoryReads):
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         uses, reads = self.uses(messages), dict(self.saved(messages))
         exempt = edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
-        return microcompact(messages, session.tool_names, keep,
-                            terms=telling_terms(self.found(messages), self.terms or frozenset()),
+        return self.microcompact(messages, session.tool_names, keep,
+                            terms=telling_terms(self.named(messages), len(results),
+                                                self.terms or frozenset()),
                             saved_at=lambda i: reads.get(i) or _saved_at(i),
                             cleared=cleared, exempt=exempt, after=self.changed_files.attached,
                             located=self.located(messages))

@@ -9,6 +9,8 @@ The helpers are the lab's own (no exercise); the tests through ``prepare`` run e
 from __future__ import annotations
 
 import os
+from collections import Counter
+from itertools import chain
 
 import pytest
 from s4_summarize.rebuild import CHANGED_NOTE, tool_uses
@@ -77,8 +79,10 @@ def test_a_term_found_in_most_results_keeps_no_line_of_any() -> None:
         block = message["content"][0]
         block["content"] += "\nthen done" + ("\nthe owner is team-a" if n == 2 else "")
     terms = frozenset({"then", "owner", "absent"})
-    assert telling_terms(found_terms(history, terms), terms) == {"owner", "absent"}
-    assert telling_terms(found_terms(history[:1], terms), terms) == terms  # no result yet
+    found = found_terms(history, terms)
+    named = Counter(chain.from_iterable(found))
+    assert len(found) == 4 and telling_terms(named, len(found), terms) == {"owner", "absent"}
+    assert telling_terms(Counter(), 0, terms) == terms  # no result yet
 
 
 def test_a_call_that_repeats_a_cleared_one_is_a_fetch_again() -> None:

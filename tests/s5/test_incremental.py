@@ -57,8 +57,8 @@ class _Counting(Ledger):
 
 def _incremental() -> Prepared:
     """Incremental versions of stage 5's full functions, as ``incremental`` builds them."""
-    return Prepared(lambda messages, ledger: ledger.apply(messages), estimate_tokens,
-                    mark_newest, share=message_tokens, total=request_tokens)
+    return Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
+                    share=message_tokens, total=request_tokens)
 
 
 def _check(prepared: Prepared, ledger: Ledger, messages: Messages) -> Messages:
@@ -81,7 +81,8 @@ def test_a_normal_turn_works_only_on_the_new_messages(tmp_path: Path) -> None:
             user["content"][0]["content"] = preview
         before = len(ledger.given)
         history = _check(prepared, ledger, history + [assistant, user])
-        assert sum(ledger.given[before:]) == 3  # last turn's newest, the new round
+        assert sum(ledger.given[before:]) == 2  # the new round (last turn's newest is kept:
+        # only its breakpoint moves on)
 
 
 def test_decisions_already_in_place_are_shared_not_copied(tmp_path: Path) -> None:
@@ -132,9 +133,8 @@ def test_a_changed_prefix_is_detected_and_done_again(tmp_path: Path, change: Any
     _check(prepared, ledger, changed + _round(10))
     differ = sum(a != b for a, b in zip(changed, history, strict=False))
     assert differ > 0  # each message that differs, done again alone, and the new round
-    newest = len(changed) >= len(history) and changed[len(history) - 1] == history[-1]
-    assert sum(ledger.given[before:]) == differ + newest + len(changed) + 2 - min(
-        len(changed), len(history))  # and last turn's newest, where it is still there
+    assert sum(ledger.given[before:]) == differ + len(changed) + 2 - min(
+        len(changed), len(history))  # and what is new at the end
 
 
 def test_a_list_cut_short_keeps_what_it_still_shares(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_equal_copies_count_as_unchanged(tmp_path: Path) -> None:
     history = _check(prepared, ledger, _history(10))
     before = len(ledger.given)
     _check(prepared, ledger, copy.deepcopy(history) + _round(10))
-    assert sum(ledger.given[before:]) == 3  # last turn's newest and the new round
+    assert sum(ledger.given[before:]) == 2  # the new round
 
 
 def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
@@ -160,8 +160,7 @@ def test_a_new_decision_on_an_old_result_is_applied(tmp_path: Path) -> None:
     before = len(ledger.given)
     applied = _check(prepared, ledger, history + _round(10))
     assert applied[6]["content"][0]["content"] == "[cleared by hand]"
-    assert ledger.given[before:] == [1, 1, 2]  # the message holding it, last turn's
-    # newest, then the new round
+    assert ledger.given[before:] == [1, 2]  # the message holding it, then the new round
 
 
 def test_another_ledger_starts_afresh(tmp_path: Path) -> None:
@@ -181,10 +180,11 @@ def test_marking_matches_mark_newest_and_shares_the_old_messages(tmp_path: Path)
         before = len(ledger.given)
         applied = prepared.apply(history, ledger)
         marked = prepared.mark(applied)
-        assert marked == mark_newest(applied)
+        assert marked == mark_newest(applied) == mark_newest(Ledger.apply(ledger, history))
         assert all(a is b for a, b in zip(marked[:-3], sent[:-3], strict=False))
         if n > 10:  # the first turn turned the task's text into a block: all of it again
-            assert sum(ledger.given[before:]) == 4  # the breakpoint's two places, the round
+            assert sum(ledger.given[before:]) == 2  # the round: the breakpoint's old place
+            # comes back with its breakpoint, and is only marked again
         sent = marked
 
 
@@ -225,8 +225,8 @@ def test_prepare_sends_what_a_fresh_layer_would_send(tmp_path: Path,
         fresh = Pipeline(summarize=lambda messages, s: messages, per_result=5_000,
                          band=False)  # not wrapped
         assert fresh.prepare(list(history), _session(tmp_path, sim)) == history
-        if n > 20:  # this layer's turn: the breakpoint's two places, the round
-            assert sum(turn) == 4
+        if n > 20:  # this layer's turn: the round (the breakpoint's places only marked)
+            assert sum(turn) == 2
     assert {e["layer"] for e in session.events} == {"offload"}  # no other layer ran
 
 
@@ -272,3 +272,54 @@ def test_a_loop_that_keeps_its_own_history_gets_one_breakpoint(tmp_path: Path) -
         assert sum("cache_control" in b for m in marked for b in m["content"]
                    if isinstance(m["content"], list)) == 1
         history = history + _round(n)
+
+
+def test_a_message_back_with_its_breakpoint_is_taken_from_last_turn(tmp_path: Path) -> None:
+    """Last turn's newest message comes back from the loop with the breakpoint ``mark`` put
+    on it: equal but for that mark (``same_content``), it keeps last turn's result, and
+    what is marked is the full functions' answer; a change of its content is done again."""
+    from ctxlab.marks import same_content
+
+    ledger, prepared = _Counting(tmp_path), _incremental()
+    sent = prepared.mark(prepared.apply(_history(4), ledger))  # the task's text made a block
+    applied = prepared.apply(sent + _round(4), ledger)
+    sent = prepared.mark(applied)
+    assert sent[-1] != applied[-1] and same_content(sent[-1], applied[-1])
+    history = sent + _round(5)
+    before = len(ledger.given)
+    again = prepared.apply(history, ledger)
+    assert again[len(applied) - 1] is applied[-1] and sum(ledger.given[before:]) == 2
+    assert prepared.mark(again) == mark_newest(Ledger.apply(ledger, history))
+    edited = copy.deepcopy(sent[-1])
+    edited["content"][0]["content"] = "another result"
+    assert not same_content(edited, applied[-1])
+    assert not same_content({**sent[-1], "role": "assistant"}, applied[-1])
+
+
+def test_a_layer_made_incremental_is_freed_without_the_collector(tmp_path: Path) -> None:
+    """What ``incremental`` and the band's memories attach to a layer call it through weak
+    references (``permessage.OfLayer``): once the last reference goes, the layer and every
+    memo it holds are freed at once, not at the collector's next full collection; and the
+    layer still pickles and works after (shared runs are pickled)."""
+    import gc
+    import pickle
+    import weakref
+
+    from s5_pipeline import make_layer
+
+    sim = Simulator()
+    session = _session(tmp_path, sim)
+    layer = make_layer()
+    history = layer.prepare(_history(6), session)
+    for n in range(6, 9):
+        session.tool_names[f"toolu_{n}"] = "run_command"
+        history = layer.prepare(history + _round(n), session)
+    again = pickle.loads(pickle.dumps(layer))
+    assert again.prepare(list(history), _session(tmp_path / "again", sim))
+    gone = [weakref.ref(o) for o in (layer, layer.uses, layer.microcompact, again)]
+    gc.disable()
+    try:
+        del layer, again
+        assert all(ref() is None for ref in gone)
+    finally:
+        gc.enable()
