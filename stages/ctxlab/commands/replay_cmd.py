@@ -61,7 +61,7 @@ def tokens(text: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("replay", help="replay a Claude Code session log through a stage",
+    parser = sub.add_parser("replay",
                             description="Feed a recorded Claude Code session (JSONL, e.g. "
                                         "~/.claude/projects/<project>/<session>.jsonl) to a "
                                         "stage's context layer turn by turn and report what it "

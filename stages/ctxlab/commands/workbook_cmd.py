@@ -43,7 +43,7 @@ def _cells(numbers: list[int]) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("workbook", help="reset, solve or check the workbook stages")
+    parser = sub.add_parser("workbook")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     reset = actions.add_parser("reset", help="regenerate a stage's stubs (backs up your files)")
     reset.add_argument("stage", type=int)
