@@ -20,7 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from rich.console import Console
 from rich.markup import escape
 
-from . import jail
+from . import jail, startup
 from .commands import Subcommands, UserError
 from .workbook.blame import blame, describe
 from .workbook.router import FINDER, use
@@ -56,14 +56,19 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command: ``argv``, or this process's own command line (``None``: the ``ctxlab``
+    script, whose process ends with the command). Its modules load with the garbage collector
+    held back and are then set aside from it (``startup``)."""
+    with startup.loading():
+        parser = build_parser()
+        args = parser.parse_args(argv)  # imports the command's module
+        rot = _rot(args)
     if args.command is None:
         parser.print_help()
         return 0
     selection = FINDER.selection  # a command may switch implementation: only for its own run
     try:
-        with _rot(args):
+        with rot, startup.settled(release=argv is not None):
             return int(args.run(args) or 0)
     except (UserError, OSError, jail.Unavailable) as error:  # a jail CI requires is missing
         if args.debug:

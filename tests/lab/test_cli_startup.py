@@ -4,6 +4,7 @@ the simulator or the tokenizer, and a command that needs none of them does not p
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import subprocess
@@ -11,7 +12,8 @@ import sys
 
 import pytest
 
-from ctxlab.cli import build_parser
+from ctxlab import startup
+from ctxlab.cli import build_parser, main
 from ctxlab.commands import COMMANDS, Command
 
 HEAVY = ("anthropic", "tiktoken", "numpy", "ctxlab.sim", "ctxlab.brain")
@@ -65,3 +67,31 @@ def test_each_command_has_its_own_help_and_one_line_in_the_list(
     assert done.value.code == 0
     assert capsys.readouterr().out.startswith(f"usage: ctxlab {command.name}")
     assert parser.format_help() == listed  # its module added options, not a second line
+
+
+def test_a_command_runs_with_its_modules_set_aside_from_the_collector() -> None:
+    """The ``ctxlab`` script (``main()``, the process's own command line) loads with the
+    collector held back, then freezes what it loaded and leaves it frozen for its exit; a
+    caller that goes on (``main(argv)``) gets the collector back as it was."""
+    code = ("import gc, json, sys\nfrom ctxlab.cli import main\n"
+            "sys.argv = ['ctxlab', 'models', '--json']\n"
+            "status = main()\n"
+            "print(json.dumps([status, gc.isenabled(), gc.get_freeze_count()]))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, check=True)
+    status, enabled, frozen = json.loads(done.stdout.splitlines()[-1])
+    assert status == 0 and enabled and frozen > 10_000
+    before = gc.get_freeze_count()
+    assert main(["models", "--json"]) == 0
+    assert gc.isenabled() and gc.get_freeze_count() == before
+
+
+def test_settled_blocks_nest_and_only_the_outermost_puts_back() -> None:
+    with startup.settled():
+        with startup.settled():
+            assert gc.get_freeze_count() > 10_000
+        assert gc.get_freeze_count() > 10_000  # the inner block put nothing back
+    assert gc.get_freeze_count() == 0
+    with startup.loading():
+        assert not gc.isenabled()
+    assert gc.isenabled()

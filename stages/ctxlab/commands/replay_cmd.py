@@ -15,10 +15,10 @@ when nothing could be replayed.
 from __future__ import annotations
 
 import argparse
-import gc
+import multiprocessing
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -128,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     reports: list[TreeReport] = []
     replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
               "options": options, "layer": args.layer}
-    with _frozen(), _pool(args.jobs, len(files)) as pool:
+    with _pool(args.jobs, len(files)) as pool:
         scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
         trees, unread = assemble(progress(scans, "reading", total=len(files), console=errors),
                                  args.max_bytes)
@@ -156,26 +156,18 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@contextmanager
-def _frozen() -> Iterator[None]:
-    """The objects alive now (the modules above all) set aside from the garbage collector
-    while the logs are replayed (``gc.freeze``): its full collections do not walk them again,
-    and a forked process does not copy their memory by marking them."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor | None]:
     """``jobs`` processes for the reading and the replays (none for one job or one file),
-    forked, so they share this one's choice of implementation and, loaded here first, the
+    forked (whatever the platform's default), so they start at once with what this one has
+    loaded: its choice of implementation, the stage's modules, and, loaded here first, the
     tokenizer every replay needs."""
     if jobs == 1 or files < 2:
         return nullcontext()
+    if "fork" not in multiprocessing.get_all_start_methods():
+        raise UserError("--jobs needs processes forked from this one (Linux, macOS, WSL); "
+                        "replay with --jobs 1 here")
     encoding()
-    return ProcessPoolExecutor(min(jobs, files))
+    return ProcessPoolExecutor(min(jobs, files), mp_context=multiprocessing.get_context("fork"))
 
 
 def _in_order(pool: ProcessPoolExecutor | None, work: Callable[[T], R], items: Sequence[T],
