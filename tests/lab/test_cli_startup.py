@@ -57,6 +57,14 @@ def test_a_command_imports_its_own_module_only() -> None:
     assert any(m["id"] == "ctxlab-sim-32k" for m in json.loads(printed))
 
 
+@pytest.mark.parametrize("argv", [["hint", "--help"], ["grade", "--help"], ["watch", "--help"],
+                                  ["workbook", "reset", "--help"]], ids=" ".join)
+def test_commands_that_run_no_model_do_not_import_the_sdk(argv: list[str]) -> None:
+    printed, modules = started(*argv)
+    assert printed.startswith(f"usage: ctxlab {' '.join(argv[:-1])}")
+    assert "anthropic" not in modules and "ctxlab.sim" not in modules
+
+
 @pytest.mark.parametrize("command", COMMANDS, ids=lambda c: c.name)
 def test_each_command_has_its_own_help_and_one_line_in_the_list(
         command: Command, capsys: pytest.CaptureFixture[str]) -> None:
