@@ -6,18 +6,18 @@ or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``-
 lines of every file given are grouped by session (``replay.group``): a session's main thread
 and its sidechains are replayed as one tree, each recorded usage billed once. Sessions are
 independent, so ``--jobs N`` reads the files and replays the sessions in N processes, which
-send back only what they found (a file's threads, a session's reports); the reports come out
-in the same order, the same to the byte. A file that
-cannot be replayed is reported in one line and the others go on; the exit status is 2 only
-when nothing could be replayed.
+send back only what they found (a file's threads, a session's reports); the progress bar
+counts each as it is done, and the reports come out in the same order, the same to the byte.
+A file that cannot be replayed is reported in one line and the others go on; the exit status
+is 2 only when nothing could be replayed.
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -130,14 +130,13 @@ def run(args: argparse.Namespace) -> int:
               "options": options, "layer": args.layer}
     with _pool(args.jobs, len(files)) as pool:
         scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
-        trees, unread = assemble(progress(scans, "reading", total=len(files), console=errors),
-                                 args.max_bytes)
+        trees, unread = assemble(_shown(scans, "reading", len(files), errors), args.max_bytes)
         for path, why in unread:
             skipped(path, why)
         one = partial(_replay, stage=stage, roots=args.paths, replay=replay)
         try:
-            for done, bad in progress(_in_order(pool, one, trees, _bytes), "replaying",
-                                      total=len(trees), console=errors):
+            for done, bad in _shown(_in_order(pool, one, trees, _bytes), "replaying",
+                                    len(trees), errors):
                 reports += done
                 for member, why in bad:
                     skipped(member.paths[0], why)
@@ -170,27 +169,47 @@ def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor |
     return ProcessPoolExecutor(min(jobs, files), mp_context=multiprocessing.get_context("fork"))
 
 
-def _in_order(pool: ProcessPoolExecutor | None, work: Callable[[T], R], items: Sequence[T],
-              cost: Callable[[T], int]) -> Iterator[R]:
-    """``work`` of each item, in the order given: here, or in ``pool`` with the costliest
-    items handed out first (now, so the processes fork before a progress bar starts its
-    thread), so that a long one does not start last and keep one process busy alone."""
+def _in_order(pool: Executor | None, work: Callable[[T], R], items: Sequence[T],
+              cost: Callable[[T], int]) -> Iterator[list[R]]:
+    """``work`` of each item, in the order given, as one batch each time an item is done: here
+    (a batch of one), or in ``pool`` with the costliest items handed out first (now, so the
+    processes fork before a progress bar starts its thread), so that a long one does not
+    start last and keep one process busy alone."""
     if pool is None or len(items) < 2:
-        return map(work, items)
+        return ([work(item)] for item in items)
     futures = {i: pool.submit(work, items[i])
                for i in sorted(range(len(items)), key=lambda i: -cost(items[i]))}
     return _results([futures[i] for i in range(len(items))])
 
 
-def _results(futures: list[Future[R]]) -> Iterator[R]:
-    """Each future's result in turn; on an error, or when the caller stops early, what has
-    not started is cancelled."""
+def _results(futures: list[Future[R]]) -> Iterator[list[R]]:
+    """As each future is done, the results that are now next in order (none while an earlier
+    one runs; an error is raised in its turn); on an error, or when the caller stops early,
+    what has not started is cancelled."""
+    place = {future: i for i, future in enumerate(futures)}
+    done: set[int] = set()
+    next_up = 0
     try:
-        for future in futures:
-            yield future.result()
+        for future in as_completed(futures):
+            done.add(place[future])
+            ready = []
+            while next_up in done and not (ready and futures[next_up].exception()):
+                ready.append(futures[next_up].result())
+                next_up += 1
+            yield ready
+        for future in futures[next_up:]:  # an error held back until what came before it
+            future.result()
     finally:
         for future in futures:
             future.cancel()
+
+
+def _shown(batches: Iterable[list[R]], description: str, total: int, console: Console
+           ) -> Iterator[R]:
+    """The results of ``batches`` one by one, a progress bar counting each item when it is
+    done (not when its turn in the output comes)."""
+    for batch in progress(batches, description, total=total, console=console):
+        yield from batch
 
 
 def _size(path: Path) -> int:
