@@ -1,6 +1,7 @@
 """The ``ctxlab`` command (DESIGN §6).
 
-Every subcommand lives in its own module under ``ctxlab.commands`` and registers itself here.
+Every subcommand lives in its own module under ``ctxlab.commands``, imported only when that
+command runs (``commands.COMMANDS``): ``ctxlab --help`` lists them without importing any.
 Ordinary mistakes (an unknown scenario, a port in use, a bad option, a mistyped command, an
 exercise not written yet, an error raised in the learner's own code) print one readable line
 and exit with status 2; anything else (a bug) prints one line too and exits with status 1;
@@ -14,13 +15,13 @@ import difflib
 import re
 import sys
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 
 from rich.console import Console
 from rich.markup import escape
 
-from . import jail
-from .brain.retrieval import switched
-from .commands import COMMANDS, UserError
+from . import jail, startup
+from .commands import Subcommands, UserError
 from .workbook.blame import blame, describe
 from .workbook.router import FINDER, use
 
@@ -50,21 +51,24 @@ def build_parser() -> argparse.ArgumentParser:
                     "stage, offline, against a simulated Anthropic Messages API.",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.register(sub)
+    parser.add_subparsers(dest="command", metavar="COMMAND", action=Subcommands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    """Run one command: ``argv``, or this process's own command line (``None``: the ``ctxlab``
+    script, whose process ends with the command). Its modules load with the garbage collector
+    held back and are then set aside from it (``startup``)."""
+    with startup.loading():
+        parser = build_parser()
+        args = parser.parse_args(argv)  # imports the command's module
+        rot = _rot(args)
     if args.command is None:
         parser.print_help()
         return 0
     selection = FINDER.selection  # a command may switch implementation: only for its own run
     try:
-        with switched(getattr(args, "rot", "on") == "on"):  # --rot (commands.common)
+        with rot, startup.settled(release=argv is not None):
             return int(args.run(args) or 0)
     except (UserError, OSError, jail.Unavailable) as error:  # a jail CI requires is missing
         if args.debug:
@@ -97,6 +101,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     finally:
         if FINDER.selection != selection:  # called in-process (tests, notebooks): put it back
             use(selection.impl, selection.stage, selection.chain)
+
+
+def _rot(args: argparse.Namespace) -> AbstractContextManager[None]:
+    """The simulated model's retrieval as ``--rot on|off`` says (``commands.common``) for the
+    command's run; a command without the option does not run that model: nothing to switch."""
+    if not hasattr(args, "rot"):
+        return nullcontext()
+    from .brain.retrieval import switched  # the simulator's: imported by commands that run it
+
+    return switched(args.rot == "on")
 
 
 def _first_line(error: BaseException) -> str:

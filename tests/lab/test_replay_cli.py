@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -114,6 +115,32 @@ def test_jobs_group_a_session_spread_over_files_as_one_process_does(
     assert any(r["sidechains"] for r in report["replays"])  # a tree from several files
     assert any(r["orphan"] for r in report["replays"])
     assert [f["file"] for f in report["failed"]] == ["binary.jsonl"]
+
+
+def test_the_bar_counts_each_session_when_done_and_the_output_keeps_its_order() -> None:
+    """The first session in the output finishes last: every other one still moves the bar
+    (an empty batch each), and the results come out in order once it is done; an error is
+    raised in its turn, after the results before it."""
+    others_done = threading.Event()
+    finished: list[int] = []
+
+    def work(item: int) -> int:
+        if item == 0:
+            assert others_done.wait(timeout=30)
+        elif item == 2:
+            raise ValueError("two")
+        finished.append(item)
+        if len(finished) == 3:  # items 1, 3 and 4
+            others_done.set()
+        return item * 10
+
+    with ThreadPoolExecutor(5) as pool:
+        batches = replay_cmd._in_order(pool, work, [0, 1, 2, 3, 4], cost=lambda item: item)
+        seen = [next(batches) for _ in range(4)]
+        assert seen == [[], [], [], []]  # 1, 2 (its error kept for its turn), 3 and 4 done
+        assert next(batches) == [0, 10]
+        with pytest.raises(ValueError, match="two"):
+            next(batches)
 
 
 def test_bad_files_get_one_line_each_and_the_rest_is_replayed(

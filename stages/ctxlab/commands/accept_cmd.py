@@ -32,7 +32,7 @@ from .common import (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("accept", help="force each layer and check it fires (§12.8)")
+    parser = sub.add_parser("accept")
     add_layer_options(parser, what="check")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_rot_option(parser)

@@ -67,7 +67,7 @@ def _replays(text: str) -> list[int]:
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "bench", help="measure the context layer's per-turn cost against a full tokenization",
+        "bench",
         description="Per-turn cost of stage 5's context layer at several context sizes, next "
                     "to one full tokenization of the same context and the simulator's time per "
                     "request; then one whole run per stage and the peak memory. Exit status 1 "

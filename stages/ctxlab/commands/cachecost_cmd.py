@@ -17,8 +17,7 @@ from .common import UserError, add_rot_option, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("cachecost", help="the cache cost of compacting now or later, "
-                                              "and the cold-cache argument (§6.5–6.7)")
+    parser = sub.add_parser("cachecost")
     parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
     parser.add_argument("--turns", type=positive_int, default=8, help="turns run before deciding")
     parser.add_argument("--model", default=LARGE_WINDOW_MODEL,

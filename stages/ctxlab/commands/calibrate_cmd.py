@@ -38,7 +38,7 @@ _LABELS = {
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("calibrate", help="behaviour statistics of session logs",
+    parser = sub.add_parser("calibrate",
                             description="Measure how an agent behaves in Claude Code session "
                                         "logs (real ones, or runs written with ctxlab run "
                                         "--export-log): output tokens per response, parallel "

@@ -26,7 +26,7 @@ from .common import (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("compare", help="run every stage on one task: the total bill")
+    parser = sub.add_parser("compare")
     parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
     parser.add_argument("--seed", type=int, default=0)
     add_layer_options(parser, what="compare")

@@ -27,7 +27,7 @@ SMALL = "ctxlab-sim-32k"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("demo", help="a short tour of the simulated API (no key needed)")
+    parser = sub.add_parser("demo")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.set_defaults(run=run)
 

@@ -17,7 +17,7 @@ EXCERPT = {"start": 180_000, "after_l3": 132_000, "after_l1": 132_000, "after_l2
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("example", help="reproduce a worked example (ch8.3)")
+    parser = sub.add_parser("example")
     parser.add_argument("name", choices=["ch8.3"], help="which example")
     parser.add_argument("--json", action="store_true", help="print JSON")
     add_rot_option(parser, default="off", why=": the excerpt's agent finds what it sees")

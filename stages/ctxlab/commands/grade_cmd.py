@@ -22,7 +22,7 @@ TO_DO = (grade.REGRESSION, grade.BROKEN, grade.FAILING, grade.TODO)  # what next
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("grade", help="grade your workbook (all stages, or one)")
+    parser = sub.add_parser("grade")
     parser.add_argument("stage", type=int, nargs="?", help="only this stage")
     parser.add_argument("--chain", choices=("reference", "mine"), default="reference",
                         help="other stages from the reference (default) or your workbook")

@@ -16,7 +16,7 @@ from .common import UserError
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "hint", help="show the next hint for an exercise, e.g. 2.3",
+        "hint",
         description="Show the next of an exercise's three hints (vague to specific). In "
                     "Chinese when CTXLAB_LANG=zh is set or the locale is zh_* (LC_ALL, "
                     "LC_MESSAGES, LANG); CTXLAB_LANG=en forces English.")

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     variants = "; ".join(f"{k}: " + " ".join(f"{o}={v}" for o, v in opts.items())
                          for k, opts in VARIANTS.items())
     parser = sub.add_parser(
-        "ladder", help="judge every stage pitfall, with its evidence (§14)",
+        "ladder",
         description="Judge each of the guide's stage pitfalls on each stage and stage "
                     "variant: pitfall (the mechanism was observed), holds (its trigger "
                     "occurred and the weakness did not follow), n/a (the stage lacks the "

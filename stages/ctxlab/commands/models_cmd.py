@@ -18,7 +18,7 @@ NOTE_MIN_WIDTH = 30
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("models", help="list the simulated models and their prices")
+    parser = sub.add_parser("models")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.set_defaults(run=run)
 

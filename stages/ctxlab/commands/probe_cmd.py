@@ -17,8 +17,7 @@ from .common import UserError, add_rot_option, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("probe", help="ask probe questions after each kind of compaction "
-                                          "and score the answers (§12.5)")
+    parser = sub.add_parser("probe")
     parser.add_argument("--scenario", default="constraint", help="scenario (default constraint)")
     parser.add_argument("--after", default=None,
                         help="step id to stop after (default: the step before the last)")

@@ -6,19 +6,19 @@ or through a layer of your own (``--layer MODULE:FACTORY``, its options with ``-
 lines of every file given are grouped by session (``replay.group``): a session's main thread
 and its sidechains are replayed as one tree, each recorded usage billed once. Sessions are
 independent, so ``--jobs N`` reads the files and replays the sessions in N processes, which
-send back only what they found (a file's threads, a session's reports); the reports come out
-in the same order, the same to the byte. A file that
-cannot be replayed is reported in one line and the others go on; the exit status is 2 only
-when nothing could be replayed.
+send back only what they found (a file's threads, a session's reports); the progress bar
+counts each as it is done, and the reports come out in the same order, the same to the byte.
+A file that cannot be replayed is reported in one line and the others go on; the exit status
+is 2 only when nothing could be replayed.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+import multiprocessing
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -61,7 +61,7 @@ def tokens(text: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("replay", help="replay a Claude Code session log through a stage",
+    parser = sub.add_parser("replay",
                             description="Feed a recorded Claude Code session (JSONL, e.g. "
                                         "~/.claude/projects/<project>/<session>.jsonl) to a "
                                         "stage's context layer turn by turn and report what it "
@@ -128,16 +128,15 @@ def run(args: argparse.Namespace) -> int:
     reports: list[TreeReport] = []
     replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
               "options": options, "layer": args.layer}
-    with _frozen(), _pool(args.jobs, len(files)) as pool:
+    with _pool(args.jobs, len(files)) as pool:
         scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
-        trees, unread = assemble(progress(scans, "reading", total=len(files), console=errors),
-                                 args.max_bytes)
+        trees, unread = assemble(_shown(scans, "reading", len(files), errors), args.max_bytes)
         for path, why in unread:
             skipped(path, why)
         one = partial(_replay, stage=stage, roots=args.paths, replay=replay)
         try:
-            for done, bad in progress(_in_order(pool, one, trees, _bytes), "replaying",
-                                      total=len(trees), console=errors):
+            for done, bad in _shown(_in_order(pool, one, trees, _bytes), "replaying",
+                                    len(trees), errors):
                 reports += done
                 for member, why in bad:
                     skipped(member.paths[0], why)
@@ -156,49 +155,61 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-@contextmanager
-def _frozen() -> Iterator[None]:
-    """The objects alive now (the modules above all) set aside from the garbage collector
-    while the logs are replayed (``gc.freeze``): its full collections do not walk them again,
-    and a forked process does not copy their memory by marking them."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor | None]:
     """``jobs`` processes for the reading and the replays (none for one job or one file),
-    forked, so they share this one's choice of implementation and, loaded here first, the
+    forked (whatever the platform's default), so they start at once with what this one has
+    loaded: its choice of implementation, the stage's modules, and, loaded here first, the
     tokenizer every replay needs."""
     if jobs == 1 or files < 2:
         return nullcontext()
+    if "fork" not in multiprocessing.get_all_start_methods():
+        raise UserError("--jobs needs processes forked from this one (Linux, macOS, WSL); "
+                        "replay with --jobs 1 here")
     encoding()
-    return ProcessPoolExecutor(min(jobs, files))
+    return ProcessPoolExecutor(min(jobs, files), mp_context=multiprocessing.get_context("fork"))
 
 
-def _in_order(pool: ProcessPoolExecutor | None, work: Callable[[T], R], items: Sequence[T],
-              cost: Callable[[T], int]) -> Iterator[R]:
-    """``work`` of each item, in the order given: here, or in ``pool`` with the costliest
-    items handed out first (now, so the processes fork before a progress bar starts its
-    thread), so that a long one does not start last and keep one process busy alone."""
+def _in_order(pool: Executor | None, work: Callable[[T], R], items: Sequence[T],
+              cost: Callable[[T], int]) -> Iterator[list[R]]:
+    """``work`` of each item, in the order given, as one batch each time an item is done: here
+    (a batch of one), or in ``pool`` with the costliest items handed out first (now, so the
+    processes fork before a progress bar starts its thread), so that a long one does not
+    start last and keep one process busy alone."""
     if pool is None or len(items) < 2:
-        return map(work, items)
+        return ([work(item)] for item in items)
     futures = {i: pool.submit(work, items[i])
                for i in sorted(range(len(items)), key=lambda i: -cost(items[i]))}
     return _results([futures[i] for i in range(len(items))])
 
 
-def _results(futures: list[Future[R]]) -> Iterator[R]:
-    """Each future's result in turn; on an error, or when the caller stops early, what has
-    not started is cancelled."""
+def _results(futures: list[Future[R]]) -> Iterator[list[R]]:
+    """As each future is done, the results that are now next in order (none while an earlier
+    one runs; an error is raised in its turn); on an error, or when the caller stops early,
+    what has not started is cancelled."""
+    place = {future: i for i, future in enumerate(futures)}
+    done: set[int] = set()
+    next_up = 0
     try:
-        for future in futures:
-            yield future.result()
+        for future in as_completed(futures):
+            done.add(place[future])
+            ready = []
+            while next_up in done and not (ready and futures[next_up].exception()):
+                ready.append(futures[next_up].result())
+                next_up += 1
+            yield ready
+        for future in futures[next_up:]:  # an error held back until what came before it
+            future.result()
     finally:
         for future in futures:
             future.cancel()
+
+
+def _shown(batches: Iterable[list[R]], description: str, total: int, console: Console
+           ) -> Iterator[R]:
+    """The results of ``batches`` one by one, a progress bar counting each item when it is
+    done (not when its turn in the output comes)."""
+    for batch in progress(batches, description, total=total, console=console):
+        yield from batch
 
 
 def _size(path: Path) -> int:

@@ -22,7 +22,7 @@ from .workbook_cmd import stage_list
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "room", help="grade many participants' workbooks with your tests and reference",
+        "room",
         description="Grade each PATH — a checkout, a folder of checkouts, or an archive of "
                     "stages/ (.zip, .tar.gz …) — with this checkout's tests, reference and "
                     "grading table, each submission's stage in a jail of its own (bubblewrap: "

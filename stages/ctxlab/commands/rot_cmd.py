@@ -19,8 +19,7 @@ from .common import UserError, positive_int, print_json
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("rot", help="the needle experiment: found by length, position and "
-                                        "kind of fact (§4)",
+    parser = sub.add_parser("rot",
                             description="Put a literal and a latent fact at five positions in "
                                         "requests of 1K to 128K tokens and count how often the "
                                         "simulated model finds each, beside the published "

@@ -39,7 +39,7 @@ from .common import (
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("run", help="run a stage on a scenario (live dashboard)",
+    parser = sub.add_parser("run",
                             description="Run one stage's context layer on a scenario against "
                                         "the offline API and report the total bill.")
     parser.add_argument("--stage", type=int, choices=[s.number for s in STAGES],

@@ -23,7 +23,7 @@ from .common import UserError, add_rot_option, bounded_int
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "serve", help="serve the simulated Messages API over HTTP",
+        "serve",
         description="Serve the offline Messages API. Point a client at it with "
                     "ANTHROPIC_BASE_URL=http://HOST:PORT (any API key is accepted).")
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")

@@ -21,8 +21,7 @@ ABILITY_MIN_WIDTH = 18  # narrower, the answers wrap a word a line: list them in
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("serverside", help="client-side vs server-side context management: "
-                                               "one task, one bill (§6.6)")
+    parser = sub.add_parser("serverside")
     parser.add_argument("--scenario", default="long-task", help="scenario (default long-task)")
     parser.add_argument("--model", default=None,
                         help="model for every variant but compaction (default: the scenario's)")

@@ -25,7 +25,7 @@ Batch = set[tuple[Change, str]]
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "watch", help="grade a stage again each time you save one of its files",
+        "watch",
         description="Grade your workbook (as `ctxlab grade` does) now and again after every "
                     "save in stages/sN_*/. Ctrl-C stops. If saving does not trigger a new "
                     "grade (network drives, some containers, WSL on a Windows drive), add "

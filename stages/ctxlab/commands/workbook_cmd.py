@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from ..workbook import checklist_page, classroom, export, manage, points, twins
+from ..workbook import checklist_page, manage, points, twins
 from ..workbook.layout import STAGES, Stage, handed_out, repo_root, stage
 from .common import UserError
 
@@ -43,7 +43,7 @@ def _cells(numbers: list[int]) -> str:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("workbook", help="reset, solve or check the workbook stages")
+    parser = sub.add_parser("workbook")
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     reset = actions.add_parser("reset", help="regenerate a stage's stubs (backs up your files)")
     reset.add_argument("stage", type=int)
@@ -92,12 +92,16 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "checklist":
         return _checklist(console, args.check)
     if args.action == "classroom":
+        from ..workbook import classroom  # the ladder's table: the simulator, the SDK
+
         try:
             sys.stdout.write(classroom.workflow(args.exercises or handed_out(), points.load()))
         except ValueError as error:
             raise UserError(str(error)) from None
         return 0
     if args.action == "export":
+        from ..workbook import export  # via classroom, the ladder: the simulator, the SDK
+
         try:
             done = export.export(args.dir, args.exercises)
         except ValueError as error:

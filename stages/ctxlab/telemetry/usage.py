@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
-
-from anthropic.types import Usage
+from typing import TYPE_CHECKING, Any
 
 from ctxlab import models
 from ctxlab.telemetry.record import Compaction, ErrorInfo, Kind, ToolCall, TurnRecord
+
+if TYPE_CHECKING:  # the SDK's type, for the annotations only: the SDK takes a second to import
+    from anthropic.types import Usage
 
 
 @dataclass(frozen=True)
