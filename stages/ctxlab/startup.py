@@ -36,8 +36,12 @@ def settled(*, release: bool = True) -> Iterator[None]:
     """The objects alive now set aside from the collector inside the block (``gc.freeze``).
     The outermost block puts them back at its end (``gc.unfreeze``), for a caller that goes
     on (tests, notebooks), unless ``release`` is false: the process ends with the block, and
-    putting them back would only make its exit walk them all once more."""
-    gc.freeze()
+    putting them back would only make its exit walk them all once more. A block inside an
+    open one changes nothing: what the outer block's run made since (a finished replay's
+    garbage, say) stays the collector's to free. Each replay opens one (``replay.run``), so a
+    replay called from a test or a notebook walks only what it made, as under ``ctxlab``."""
+    if not _settled[0]:
+        gc.freeze()
     _settled[0] += 1
     try:
         yield

@@ -3,7 +3,7 @@
 A request's blocks are rendered once per content (``content`` keys, ``render``'s memo), the
 common block shapes skip the full shape check (``schema._plain``), a body without surrogate
 escapes gets only the depth walk (``guard``), and the collector is paused while one request is
-answered (``collector``; a replay also sets aside what was alive before it, ``frozen``). Each
+answered (``collector``). Each
 test sets the shortcut beside the slow path it replaces, on the shapes the slow path treats
 apart: ``is_error``, ``cache_control``, nested tool input, images, documents with citations,
 thinking, floats and the JSON types Python compares equal.
@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from ctxlab.sim import content, guard, render, schema, thinking
-from ctxlab.sim.collector import frozen, paused
+from ctxlab.sim.collector import paused
 from ctxlab.sim.errors import APIError
 
 
@@ -219,28 +219,6 @@ def test_the_collector_is_paused_inside_and_left_as_it_was_found():
         assert gc.isenabled()
     finally:
         (gc.enable if was else gc.disable)()
-
-
-def test_frozen_sets_the_live_objects_aside_and_gives_them_back():
-    """A replay sets aside what is alive when it starts (``gc.freeze``) and gives it back at
-    the end; inside someone else's freeze it changes nothing."""
-    assert gc.get_freeze_count() == 0
-    alive = [[]]  # an object the collector tracks, made before the block
-    with frozen():
-        assert gc.get_freeze_count() > 0
-        assert all(o is not alive for o in gc.get_objects(generation=2))
-        with frozen():
-            pass
-        assert gc.get_freeze_count() > 0
-    assert gc.get_freeze_count() == 0 and gc.is_tracked(alive)
-    gc.freeze()
-    try:
-        count = gc.get_freeze_count()
-        with frozen():
-            assert gc.get_freeze_count() == count
-        assert gc.get_freeze_count() == count
-    finally:
-        gc.unfreeze()
 
 
 def test_a_signature_is_verified_once_and_answers_as_decoding_it():

@@ -41,19 +41,3 @@ def paused() -> Iterator[None]:
             _holders -= 1
             if _holders == 0 and _resume:
                 gc.enable()
-
-
-@contextmanager
-def frozen() -> Iterator[None]:
-    """The objects alive now set aside from the collector for the length of the block
-    (``gc.freeze``): its full passes walk only what was made since, not the modules, the
-    tokenizer and the caches again. Objects set aside already (by a caller of this or of
-    ``gc.freeze``) stay as that caller left them: this one then changes nothing."""
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
