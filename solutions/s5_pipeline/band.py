@@ -41,6 +41,7 @@ class BandClearing(HistoryReads):
     """Microcompact as batches below the trigger, for ``Pipeline``."""
 
     microcompact = staticmethod(microcompact)  # the band's look (the bench gives it a memory)
+    fetched_again = staticmethod(fetched_again)  # and the calls fetched again (a memory too)
 
     def clear_batch(self, messages: Messages, session: Session, size: int,
                     limits: Thresholds) -> tuple[Messages, int]:
@@ -143,8 +144,8 @@ class BandClearing(HistoryReads):
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
         last = getattr(self, "_fetched", None)
         if last is None or last[0] is not messages or last[1] != cleared:
-            self._fetched = (messages, list(cleared), fetched_again(self.calls(messages),
-                                                                    cleared))
+            self._fetched = (messages, list(cleared), self.fetched_again(self.calls(messages),
+                                                                         cleared))
         return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:

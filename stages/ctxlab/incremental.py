@@ -40,7 +40,8 @@ batch of clearing replaces a few old ones, and only those are read again). ``est
 the estimate of a part of the history, is the difference of two running sums. The band's
 look itself (``microcompact``) skips the results it left as they were (``settled``), and
 the check after a batch of which of the user's texts are still shown (``shown``, the texts
-of the blocks) reads only the messages new since the last batch.
+of the blocks) reads only the messages new since the last batch, and the calls fetched
+again are kept up to date from the new calls and cleared ids (``refetched``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -59,6 +60,7 @@ from typing import Any, Protocol, TypeVar
 from .batchcheck import check_changed
 from .marks import same_content
 from .permessage import PerMessage, of_layer, remember_reads
+from .refetched import FetchedAgain
 from .settled import settle
 
 Messages = list[dict[str, Any]]
@@ -97,6 +99,8 @@ def incremental(layer: L) -> L:
     if hasattr(layer, "check"):
         layer.check = functools.partial(check_changed, of_layer(layer, "check"), prepared)
     remember_reads(layer)
+    if callable(getattr(layer, "fetched_again", None)):
+        layer.fetched_again = FetchedAgain()
     texts = getattr(layer, "user_texts", None)  # the texts put back after a batch (§12.3)
     if callable(getattr(texts, "shown", None)):
         texts.shown = PerMessage(texts.shown)
