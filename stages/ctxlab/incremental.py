@@ -41,7 +41,8 @@ the estimate of a part of the history, is the difference of two running sums. Th
 look itself (``microcompact``) skips the results it left as they were (``settled``), and
 the check after a batch of which of the user's texts are still shown (``shown``, the texts
 of the blocks) reads only the messages new since the last batch, and the calls fetched
-again are kept up to date from the new calls and cleared ids (``refetched``).
+again and the working copies are kept up to date from the new calls and cleared ids
+(``refetched``, ``workingcopy``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -62,6 +63,7 @@ from .marks import same_content
 from .permessage import PerMessage, of_layer, remember_reads
 from .refetched import FetchedAgain
 from .settled import settle
+from .workingcopy import EditedReads
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -101,6 +103,8 @@ def incremental(layer: L) -> L:
     remember_reads(layer)
     if callable(getattr(layer, "fetched_again", None)):
         layer.fetched_again = FetchedAgain()
+    if callable(getattr(layer, "edited_reads", None)):
+        layer.edited_reads = EditedReads()
     texts = getattr(layer, "user_texts", None)  # the texts put back after a batch (§12.3)
     if callable(getattr(texts, "shown", None)):
         texts.shown = PerMessage(texts.shown)

@@ -42,6 +42,7 @@ class BandClearing(HistoryReads):
 
     microcompact = staticmethod(microcompact)  # the band's look (the bench gives it a memory)
     fetched_again = staticmethod(fetched_again)  # and the calls fetched again (a memory too)
+    edited_reads = staticmethod(edited_reads)  # and the working copies (a memory too)
 
     def clear_batch(self, messages: Messages, session: Session, size: int,
                     limits: Thresholds) -> tuple[Messages, int]:
@@ -132,7 +133,7 @@ class BandClearing(HistoryReads):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         uses, reads = self.uses(messages), dict(self.saved(messages))
-        exempt = edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
+        exempt = self.edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
         return self.microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(self.named(messages), len(results),
                                                 self.terms or frozenset()),
