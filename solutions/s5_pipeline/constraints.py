@@ -19,10 +19,24 @@ HEADER = "[Your earlier instructions, kept verbatim by the context layer:]"
 LOG_NAME = "user-texts"
 
 
+def block_texts(messages: list[dict[str, Any]]) -> list[str | None]:
+    """Each block's own text, in order (None for a block with no text of its own): the
+    answer for a history is the answers for its messages, one after another."""
+    return [block if isinstance(block, str) else block.get("text")
+            for message in messages for block in _blocks(message)]
+
+
+def _blocks(message: dict[str, Any]) -> list[Any]:
+    """A message's blocks (a text content is one block)."""
+    return [message["content"]] if isinstance(message["content"], str) else message["content"]
+
+
 class UserTexts:
     """Every user-written text seen so far, in order; kept in the session log once attached,
     so a resumed session knows them too (a resumed history starts with a summary, not with
     the user's words)."""
+
+    shown = staticmethod(block_texts)  # the bench gives it a memory
 
     def __init__(self) -> None:
         self.texts: list[str] = []
@@ -78,17 +92,6 @@ class UserTexts:
         return [dict(first, content=blocks + [attachment])] + messages[1:]
 
     def _unseen(self, messages: list[dict[str, Any]]) -> list[str]:
-        """The remembered texts that are no block of their own in ``messages``, in order: the
-        messages are read only until every text is found (the task's, in the first one)."""
-        unseen = set(self.texts)
-        for message in messages:
-            if not unseen:
-                break
-            for block in _blocks(message):
-                unseen.discard(block if isinstance(block, str) else block.get("text"))
-        return [t for t in self.texts if t in unseen]
-
-
-def _blocks(message: dict[str, Any]) -> list[Any]:
-    """A message's blocks (a text content is one block)."""
-    return [message["content"]] if isinstance(message["content"], str) else message["content"]
+        """The remembered texts that are no block of their own in ``messages``, in order."""
+        shown = set(self.shown(messages))
+        return [t for t in self.texts if t not in shown]

@@ -38,7 +38,11 @@ own, so each gets a memory (``permessage.remember_reads``) that keeps each messa
 the message object: a turn reads only the messages it has not seen, wherever they are (a
 batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
 the estimate of a part of the history, is the difference of two running sums. The band's
-look itself (``microcompact``) skips the results it left as they were (``settled``).
+look itself (``microcompact``) skips the results it left as they were (``settled``), and
+the check after a batch of which of the user's texts are still shown (``shown``, the texts
+of the blocks) reads only the messages new since the last batch, and the calls fetched
+again and the working copies are kept up to date from the new calls and cleared ids
+(``refetched``, ``workingcopy``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -56,8 +60,10 @@ from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
 from .marks import same_content
-from .permessage import of_layer, remember_reads
+from .permessage import PerMessage, of_layer, remember_reads
+from .refetched import FetchedAgain
 from .settled import settle
+from .workingcopy import EditedReads
 
 Messages = list[dict[str, Any]]
 REPLACED = 64  # messages replaced up to which the others are taken from last turn
@@ -95,6 +101,13 @@ def incremental(layer: L) -> L:
     if hasattr(layer, "check"):
         layer.check = functools.partial(check_changed, of_layer(layer, "check"), prepared)
     remember_reads(layer)
+    if callable(getattr(layer, "fetched_again", None)):
+        layer.fetched_again = FetchedAgain()
+    if callable(getattr(layer, "edited_reads", None)):
+        layer.edited_reads = EditedReads()
+    texts = getattr(layer, "user_texts", None)  # the texts put back after a batch (§12.3)
+    if callable(getattr(texts, "shown", None)):
+        texts.shown = PerMessage(texts.shown)
     settle(layer)
     return layer
 

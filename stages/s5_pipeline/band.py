@@ -41,6 +41,8 @@ class BandClearing(HistoryReads):
     """Microcompact as batches below the trigger, for ``Pipeline``."""
 
     microcompact = staticmethod(microcompact)  # the band's look (the bench gives it a memory)
+    fetched_again = staticmethod(fetched_again)  # and the calls fetched again (a memory too)
+    edited_reads = staticmethod(edited_reads)  # and the working copies (a memory too)
 
     def clear_batch(self, messages: Messages, session: Session, size: int,
                     limits: Thresholds) -> tuple[Messages, int]:
@@ -131,7 +133,7 @@ class BandClearing(HistoryReads):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         uses, reads = self.uses(messages), dict(self.saved(messages))
-        exempt = edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
+        exempt = self.edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
         return self.microcompact(messages, session.tool_names, keep,
                             terms=telling_terms(self.named(messages), len(results),
                                                 self.terms or frozenset()),
@@ -143,8 +145,8 @@ class BandClearing(HistoryReads):
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
         last = getattr(self, "_fetched", None)
         if last is None or last[0] is not messages or last[1] != cleared:
-            self._fetched = (messages, list(cleared), fetched_again(self.calls(messages),
-                                                                    cleared))
+            self._fetched = (messages, list(cleared), self.fetched_again(self.calls(messages),
+                                                                         cleared))
         return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:

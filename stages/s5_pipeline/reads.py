@@ -76,8 +76,9 @@ def telling_terms(named: Counter[str], results: int, terms: frozenset[str]) -> f
     """The task's terms that tell one result from another: those named by at most half of
     the ``results`` in view (``named``: how many name each term, ``HistoryReads.named``). A
     term in most of them, a word like "then", says nothing about any one;
-    ``matching_lines`` applies the same rule to the lines of one result (§7.4)."""
-    return frozenset(t for t in terms if named[t] <= results / 2)
+    ``matching_lines`` applies the same rule to the lines of one result (§7.4). Only the
+    named terms are read: one no result names is named by none of them."""
+    return terms - {t for t, n in named.items() if n > results / 2}
 
 
 def edited_reads(uses: list[dict[str, Any]]) -> list[str]:

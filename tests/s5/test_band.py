@@ -9,6 +9,7 @@ The helpers are the lab's own (no exercise); the tests through ``prepare`` run e
 from __future__ import annotations
 
 import os
+import random
 from collections import Counter
 from itertools import chain
 
@@ -83,6 +84,12 @@ def test_a_term_found_in_most_results_keeps_no_line_of_any() -> None:
     named = Counter(chain.from_iterable(found))
     assert len(found) == 4 and telling_terms(named, len(found), terms) == {"owner", "absent"}
     assert telling_terms(Counter(), 0, terms) == terms  # no result yet
+    rng = random.Random(2)  # any count: the terms named by at most half the results
+    for _ in range(200):
+        named = Counter({t: rng.randrange(6) for t in rng.sample(sorted(terms | {"x"}), 3)})
+        results = rng.randrange(8)
+        assert telling_terms(named, results, terms) == {
+            t for t in terms if named[t] <= results / 2}
 
 
 def test_a_call_that_repeats_a_cleared_one_is_a_fetch_again() -> None:

@@ -144,11 +144,12 @@ def test_reads_follow_any_edit_of_the_history() -> None:
     short — and each time every read, plain and indexed, gives the full function's answer."""
     import random
 
+    from s5_pipeline.constraints import block_texts
     from s5_pipeline.microcompact import located_results, result_ids
 
     rng = random.Random(11)
     reads = {"calls": (calls, False), "results": (result_ids, False),
-             "located": (located_results, True)}
+             "located": (located_results, True), "block_texts": (block_texts, False)}
     memos = {name: PerMessage(read, indexed=indexed) for name, (read, indexed) in reads.items()}
     history = _history(8)
     for step in range(200):
@@ -250,3 +251,37 @@ def test_the_band_s_tally_is_the_plain_one(tmp_path: Path) -> None:
     assert isinstance(layer.found, Tallied)
     plain = type(layer).named(layer, history)
     assert layer.named(history) == plain and plain["owner"] == 12
+
+
+def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
+    """A layer made incremental looks for the user's texts (``UserTexts.shown``) in the
+    messages new since its last look only, and puts back what the plain ``UserTexts`` puts
+    back, under seeded turns: new rounds with a user's text, a batch clearing results, a
+    text dropped or quoted inside a summary."""
+    import random
+
+    from s5_pipeline import make_layer
+    from s5_pipeline.constraints import UserTexts
+
+    rng = random.Random(5)
+    texts = make_layer().user_texts
+    counted = texts.shown = PerMessage(_Reads(type(texts).shown))
+    plain = UserTexts()
+    history = _history(2)
+    for step in range(120):
+        edit = rng.randrange(4)
+        if edit == 0:
+            history = history + _history(3)[1:] + [
+                {"role": "user", "content": [{"type": "text", "text": f"rule {step}"}]}]
+        elif edit == 1 and len(history) > 3:  # a batch: an old result cleared
+            history = list(history)
+            i = rng.randrange(2, len(history) - 1)
+            history[i] = dict(history[i], content=[{"type": "text", "text": f"[cut {step}]"}])
+        elif edit == 2 and len(history) > 3:  # a summary quoting one text, or none
+            quoted = rng.choice(plain.texts or ["nothing"])
+            history = [{"role": "user", "content": f"summary: {quoted}"}] + history[-2:]
+        for memory in (texts, plain):
+            memory.remember(history)
+        seen = counted.read.seen
+        assert texts.reinject(history) == plain.reinject(history), step
+        assert edit != 0 or step == 0 or counted.read.seen - seen <= 8, step
