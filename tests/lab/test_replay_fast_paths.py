@@ -181,6 +181,25 @@ def test_the_sizer_tells_true_from_one() -> None:
                                                          count_messages(second)]
 
 
+def test_the_sizer_keeps_a_count_only_where_a_mark_moved() -> None:
+    """A message replaced by a copy that differs only in its cache marks keeps its count;
+    a copy with a mark and another value (``true`` for ``1``, a longer text) is counted."""
+    call = {"type": "tool_use", "id": "t", "name": "Read", "input": {"limit": 1}}
+    text = {"type": "text", "text": "word " * 50}
+    first = [{"role": "user", "content": [text]}, {"role": "assistant", "content": [call]}]
+    mark = {"cache_control": {"type": "ephemeral"}}
+    states = [first,
+              [{"role": "user", "content": [dict(text, **mark)]}, first[1]],
+              [{"role": "user", "content": [dict(text, text="word " * 60, **mark)]},
+               {"role": "assistant", "content": [dict(call, input={"limit": True}, **mark)]}],
+              [{"role": "assistant", "content": [dict(text, **mark)]}, first[1]],
+              [{"role": "user", "content": [dict(text, **mark), text]}, first[1]]]
+    sizer = Sizer()
+    assert [sizer.count(s) for s in states] == [count_messages(s) for s in states]
+    counts = [count_messages(s) for s in states]
+    assert counts[1] == counts[0] and counts[1] not in (counts[2], counts[4])
+
+
 CALL = {"type": "tool_use", "id": "t", "name": "Read", "input": {"path": "a.py", "limit": 1}}
 PAIRS = [
     ({"role": "user", "content": "hi"}, {"role": "user", "content": [{"type": "text",

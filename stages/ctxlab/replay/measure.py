@@ -14,7 +14,9 @@ grows with the conversation. Where a response has no usage, the last overhead se
 A replay sizes the history before every request, so ``Sizer`` keeps running sums: a message
 is counted once, a block a layer carried over into a new message too, and a request costs
 what it adds. As in stage 5's ``incremental.py``, a message or block object edited in place
-after it was counted is not seen: a layer replaces a message, it does not edit it.
+after it was counted is not seen: a layer replaces a message, it does not edit it. A message
+replaced by one that differs only in its cache marks (stage 5 moves them every turn) keeps
+the counts of the one it replaced: a breakpoint is not content.
 """
 
 from __future__ import annotations
@@ -94,6 +96,8 @@ class Sizer:
         for kept in (self.full, self.thinking, self.starts):
             del kept[len(messages):]
         for i in replaced:
+            if i < len(old) and same_but_marks(messages[i], old[i]):
+                continue  # a moved cache mark: the same tokens, kept at their place
             self.full[i], self.thinking[i], self.starts[i] = self.known.get(messages[i],
                                                                             _counted)
         for message in messages[len(self.full):]:
@@ -128,18 +132,22 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
-def same_text(first: Message, second: Message) -> bool:
-    """``canonical(first) == canonical(second)``, at a glance where it can: two messages of
-    one role whose blocks are pairwise the same objects, or have the same content key but
-    for ``cache_control`` (``sim.content``: JSON's types kept apart, so the same text), are
-    the same; any other pair is compared as text."""
+def same_but_marks(first: Message, second: Message) -> bool:
+    """Whether two messages are the same but for their cache marks, told at a glance: one
+    role, and blocks pairwise the same objects or with the same content key but for
+    ``cache_control`` (``sim.content``: JSON's types kept apart, so the same text and the
+    same tokens). False only says the glance could not tell."""
     firsts, seconds = as_blocks(first["content"]), as_blocks(second["content"])
-    if type(first["role"]) is str and first["role"] == second["role"] and \
-            len(firsts) == len(seconds) and all(
-                a is b or content.block_key(a) == content.block_key(b) is not None
-                for a, b in zip(firsts, seconds, strict=True)):
-        return True
-    return canonical(first) == canonical(second)
+    return type(first["role"]) is str and first["role"] == second["role"] and \
+        len(firsts) == len(seconds) and all(
+            a is b or content.block_key(a) == content.block_key(b) is not None
+            for a, b in zip(firsts, seconds, strict=True))
+
+
+def same_text(first: Message, second: Message) -> bool:
+    """``canonical(first) == canonical(second)``, at a glance where it can
+    (``same_but_marks``); any other pair is compared as text."""
+    return same_but_marks(first, second) or canonical(first) == canonical(second)
 
 
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:
