@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
 from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
 from ctxlab.sim import thinking
@@ -198,6 +199,28 @@ def test_the_sizer_keeps_a_count_only_where_a_mark_moved() -> None:
     assert [sizer.count(s) for s in states] == [count_messages(s) for s in states]
     counts = [count_messages(s) for s in states]
     assert counts[1] == counts[0] and counts[1] not in (counts[2], counts[4])
+
+
+def _removed_as_text(before: Messages, after: Messages) -> Messages:
+    """``removed`` the plain way: every object ``after`` lacks, unless a new one is the same
+    text."""
+    fresh = {canonical(m) for m in after if all(m is not b for b in before)}
+    return [m for m in before if all(m is not a for a in after) and canonical(m) not in fresh]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_what_a_batch_removed_is_found_as_by_text(seed: int) -> None:
+    """Between two states: marks moved, results cleared, messages split, cut, inserted,
+    taken back to an earlier state; the same message held twice, or moved."""
+    states = histories(seed)
+    rng = random.Random(seed)
+    for before, after in zip(states, states[1:], strict=False):
+        if rng.random() < 0.2 and before:
+            before = before + [before[0]]  # held twice
+        if rng.random() < 0.2 and len(after) > 1:
+            after = after[1:] + after[:1]  # moved
+        assert [id(m) for m in removed(before, after)] == \
+            [id(m) for m in _removed_as_text(before, after)]
 
 
 CALL = {"type": "tool_use", "id": "t", "name": "Read", "input": {"path": "a.py", "limit": 1}}
