@@ -19,10 +19,12 @@ from typing import Any
 
 import pytest
 
+from ctxlab.replay.blocks import as_blocks
 from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_but_marks, same_text
 from ctxlab.sim import thinking
+from ctxlab.sim.content import block_key
 
 MODEL = "claude-haiku-4-5"
 Messages = list[dict[str, Any]]
@@ -249,6 +251,16 @@ def test_same_text_is_the_comparison_as_text(first, second) -> None:
     """Marks aside, key order aside, ``1`` apart from ``true`` and ``1.0``."""
     assert same_text(first, second) == (canonical(first) == canonical(second))
     assert same_text(second, first) == (canonical(first) == canonical(second))
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_same_but_marks_is_the_comparison_of_block_keys(first, second) -> None:
+    """Field by field, values shared by a marked copy not keyed: as the blocks' keys."""
+    for other in (second, {"role": second["role"], "content": [
+            dict(b, cache_control={"type": "ephemeral"}) for b in as_blocks(second["content"])]}):
+        keys = [[block_key(b) for b in as_blocks(m["content"])] for m in (first, other)]
+        assert same_but_marks(first, other) == (
+            first["role"] == other["role"] and keys[0] == keys[1] and None not in keys[0])
 
 
 def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:

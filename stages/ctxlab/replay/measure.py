@@ -132,6 +132,19 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
+def _same_block(first: Any, second: Any) -> bool:
+    """``content.block_key(first) == content.block_key(second) is not None``, field by field:
+    a copy that only moved a mark shares its other values, which are then not keyed."""
+    if first is second:
+        return True
+    if type(first) is not dict or type(second) is not dict:
+        return False
+    names = [name for name in first if name != "cache_control"]
+    return names == [name for name in second if name != "cache_control"] and all(
+        first[n] is second[n] or content.key(first[n]) == content.key(second[n]) is not None
+        for n in names)
+
+
 def same_but_marks(first: Message, second: Message) -> bool:
     """Whether two messages are the same but for their cache marks, told at a glance: one
     role, and blocks pairwise the same objects or with the same content key but for
@@ -139,9 +152,7 @@ def same_but_marks(first: Message, second: Message) -> bool:
     same tokens). False only says the glance could not tell."""
     firsts, seconds = as_blocks(first["content"]), as_blocks(second["content"])
     return type(first["role"]) is str and first["role"] == second["role"] and \
-        len(firsts) == len(seconds) and all(
-            a is b or content.block_key(a) == content.block_key(b) is not None
-            for a, b in zip(firsts, seconds, strict=True))
+        len(firsts) == len(seconds) and all(map(_same_block, firsts, seconds))
 
 
 def same_text(first: Message, second: Message) -> bool:
