@@ -14,9 +14,7 @@ grows with the conversation. Where a response has no usage, the last overhead se
 A replay sizes the history before every request, so ``Sizer`` keeps running sums: a message
 is counted once, a block a layer carried over into a new message too, and a request costs
 what it adds. As in stage 5's ``incremental.py``, a message or block object edited in place
-after it was counted is not seen: a layer replaces a message, it does not edit it. A message
-replaced by one that differs only in its cache marks (stage 5 moves them every turn) keeps
-the counts of the one it replaced: a breakpoint is not content.
+after it was counted is not seen: a layer replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
@@ -96,8 +94,6 @@ class Sizer:
         for kept in (self.full, self.thinking, self.starts):
             del kept[len(messages):]
         for i in replaced:
-            if i < len(old) and same_but_marks(messages[i], old[i]):
-                continue  # a moved cache mark: the same tokens, kept at their place
             self.full[i], self.thinking[i], self.starts[i] = self.known.get(messages[i],
                                                                             _counted)
         for message in messages[len(self.full):]:
@@ -134,15 +130,17 @@ def canonical(message: Message) -> str:
 
 def _same_block(first: Any, second: Any) -> bool:
     """``content.block_key(first) == content.block_key(second) is not None``, field by field:
-    a copy that only moved a mark shares its other values, which are then not keyed."""
+    a copy that only moved a mark shares its other values, which are then not keyed, and a
+    value Python finds unequal (a cleared result) is not keyed either (False, at worst for
+    a NaN, only sends the caller the long way)."""
     if first is second:
         return True
     if type(first) is not dict or type(second) is not dict:
         return False
     names = [name for name in first if name != "cache_control"]
     return names == [name for name in second if name != "cache_control"] and all(
-        first[n] is second[n] or content.key(first[n]) == content.key(second[n]) is not None
-        for n in names)
+        first[n] is second[n] or first[n] == second[n] and
+        content.key(first[n]) == content.key(second[n]) is not None for n in names)
 
 
 def same_but_marks(first: Message, second: Message) -> bool:
