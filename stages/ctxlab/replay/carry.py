@@ -65,7 +65,8 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
 
     What only one side holds is found at C speed, and a message of ``before`` whose place in
     ``after`` went to a new one that differs only in its marks (``same_but_marks``) is held
-    without writing either as text: a batch costs what it replaced, not the history."""
+    without writing either as text, and so is one whose strings no new message has: a batch
+    costs what it replaced, not the history."""
     before_ids, after_ids = set(map(id, before)), set(map(id, after))
     gone_ids, fresh_ids = before_ids - after_ids, after_ids - before_ids
     gone = [(i, m) for i, m in compress(enumerate(before),
@@ -74,8 +75,26 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
                     same_but_marks(m, after[i]))]
     if not gone or not fresh_ids:
         return [m for _, m in gone]
-    fresh = {canonical(m) for m in compress(after, map(fresh_ids.__contains__, map(id, after)))}
-    return [m for _, m in gone if canonical(m) not in fresh]
+    fresh = list(compress(after, map(fresh_ids.__contains__, map(id, after))))
+    strings = {_strings(m) for m in fresh}
+    texts: set[str] = set()
+    lost = []
+    for _, message in gone:  # one whose strings no new message has differs from all as text
+        if _strings(message) in strings:
+            texts = texts or {canonical(m) for m in fresh}
+            if canonical(message) in texts:
+                continue
+        lost.append(message)
+    return lost
+
+
+def _strings(message: Message) -> tuple[Any, ...]:
+    """What two messages equal as text (``canonical``) share at a glance: the role and each
+    block's string fields but its mark (strings are hashed once, and keep their type in
+    JSON)."""
+    return message["role"], tuple(frozenset((k, v) for k, v in b.items()
+                                            if k != "cache_control" and isinstance(v, str))
+                                  for b in as_blocks(message["content"]))
 
 
 def what_to_carry(before: list[Message], after: list[Message], *, turn: int,
