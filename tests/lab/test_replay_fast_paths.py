@@ -19,9 +19,12 @@ from typing import Any
 
 import pytest
 
+from ctxlab.replay.blocks import as_blocks
+from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_but_marks, same_text
 from ctxlab.sim import thinking
+from ctxlab.sim.content import block_key
 
 MODEL = "claude-haiku-4-5"
 Messages = list[dict[str, Any]]
@@ -46,7 +49,7 @@ def _round(rng: random.Random, n: int) -> Messages:
             {"role": "user", "content": results}]
 
 
-def _edited(rng: random.Random, history: Messages, kinds: int = 13) -> Messages:
+def _edited(rng: random.Random, history: Messages, kinds: int = 14) -> Messages:
     """``history`` after one edit a layer might make (the first four keep to the rules)."""
     messages = list(history)
     i = rng.randrange(len(messages))
@@ -55,8 +58,16 @@ def _edited(rng: random.Random, history: Messages, kinds: int = 13) -> Messages:
     kind = rng.randrange(kinds)
     if kind == 0:  # an equal copy
         pass
-    elif kind == 1:  # a cache mark put on, or moved
-        blocks[-1]["cache_control"] = {"type": "ephemeral"}
+    elif kind == 1:  # a cache mark put on, or taken off (a mark moved)
+        if rng.random() < 0.5:
+            blocks[-1]["cache_control"] = {"type": "ephemeral", "ttl": rng.choice(["5m", "1h"])}
+        else:
+            for block in blocks:
+                block.pop("cache_control", None)
+    elif kind == 13:  # a mark of the wrong shape, or on thinking (the schema's check)
+        thought = [b for b in blocks if b["type"] == "thinking"]
+        (thought or blocks)[0]["cache_control"] = {"type": "ephemeral"} if thought else \
+            rng.choice([{"type": "persistent"}, {"type": "ephemeral", "ttl": "2h"}, "5m"])
     elif kind == 2:  # a result cleared
         for block in blocks:
             if block["type"] == "tool_result":
@@ -181,6 +192,28 @@ def test_the_sizer_tells_true_from_one() -> None:
                                                          count_messages(second)]
 
 
+def _removed_as_text(before: Messages, after: Messages) -> Messages:
+    """``removed`` the plain way: every object ``after`` lacks, unless a new one is the same
+    text."""
+    fresh = {canonical(m) for m in after if all(m is not b for b in before)}
+    return [m for m in before if all(m is not a for a in after) and canonical(m) not in fresh]
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_what_a_batch_removed_is_found_as_by_text(seed: int) -> None:
+    """Between two states: marks moved, results cleared, messages split, cut, inserted,
+    taken back to an earlier state; the same message held twice, or moved."""
+    states = histories(seed)
+    rng = random.Random(seed)
+    for before, after in zip(states, states[1:], strict=False):
+        if rng.random() < 0.2 and before:
+            before = before + [before[0]]  # held twice
+        if rng.random() < 0.2 and len(after) > 1:
+            after = after[1:] + after[:1]  # moved
+        assert [id(m) for m in removed(before, after)] == \
+            [id(m) for m in _removed_as_text(before, after)]
+
+
 CALL = {"type": "tool_use", "id": "t", "name": "Read", "input": {"path": "a.py", "limit": 1}}
 PAIRS = [
     ({"role": "user", "content": "hi"}, {"role": "user", "content": [{"type": "text",
@@ -207,6 +240,16 @@ def test_same_text_is_the_comparison_as_text(first, second) -> None:
     """Marks aside, key order aside, ``1`` apart from ``true`` and ``1.0``."""
     assert same_text(first, second) == (canonical(first) == canonical(second))
     assert same_text(second, first) == (canonical(first) == canonical(second))
+
+
+@pytest.mark.parametrize(("first", "second"), PAIRS)
+def test_same_but_marks_is_the_comparison_of_block_keys(first, second) -> None:
+    """Field by field, values shared by a marked copy not keyed: as the blocks' keys."""
+    for other in (second, {"role": second["role"], "content": [
+            dict(b, cache_control={"type": "ephemeral"}) for b in as_blocks(second["content"])]}):
+        keys = [[block_key(b) for b in as_blocks(m["content"])] for m in (first, other)]
+        assert same_but_marks(first, other) == (
+            first["role"] == other["role"] and keys[0] == keys[1] and None not in keys[0])
 
 
 def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:

@@ -10,13 +10,14 @@ verbatim — all of them after a plain truncation, none after a summary that car
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from itertools import compress
 from typing import Any
 
 from ctxlab.kinds import PATH_FIELDS as PATH_KEYS
 from ctxlab.tokens import block_text
 
 from .blocks import as_blocks
-from .measure import canonical
+from .measure import canonical, same_but_marks
 
 Message = dict[str, Any]
 HEAD = 80
@@ -59,14 +60,41 @@ class Carry:
 
 def removed(before: list[Message], after: list[Message]) -> list[Message]:
     """The messages of ``before`` that ``after`` no longer holds (the same object, or equal
-    but for a cache mark, which moves every turn)."""
-    kept = {id(m) for m in after}
-    gone = [m for m in before if id(m) not in kept]
-    if gone:
-        old = {id(m) for m in before}
-        fresh = {canonical(m) for m in after if id(m) not in old}
-        gone = [m for m in gone if canonical(m) not in fresh]
-    return gone
+    but for a cache mark, which moves every turn) — that is, equal as text (``canonical``)
+    to none of the messages new in ``after``.
+
+    What only one side holds is found at C speed, and a message of ``before`` whose place in
+    ``after`` went to a new one that differs only in its marks (``same_but_marks``) is held
+    without writing either as text, and so is one whose strings no new message has: a batch
+    costs what it replaced, not the history."""
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    gone_ids, fresh_ids = before_ids - after_ids, after_ids - before_ids
+    gone = [(i, m) for i, m in compress(enumerate(before),
+                                        map(gone_ids.__contains__, map(id, before)))
+            if not (i < len(after) and id(after[i]) in fresh_ids and
+                    same_but_marks(m, after[i]))]
+    if not gone or not fresh_ids:
+        return [m for _, m in gone]
+    fresh = list(compress(after, map(fresh_ids.__contains__, map(id, after))))
+    strings = {_strings(m) for m in fresh}
+    texts: set[str] = set()
+    lost = []
+    for _, message in gone:  # one whose strings no new message has differs from all as text
+        if _strings(message) in strings:
+            texts = texts or {canonical(m) for m in fresh}
+            if canonical(message) in texts:
+                continue
+        lost.append(message)
+    return lost
+
+
+def _strings(message: Message) -> tuple[Any, ...]:
+    """What two messages equal as text (``canonical``) share at a glance: the role and each
+    block's string fields but its mark (strings are hashed once, and keep their type in
+    JSON)."""
+    return message["role"], tuple(frozenset((k, v) for k, v in b.items()
+                                            if k != "cache_control" and isinstance(v, str))
+                                  for b in as_blocks(message["content"]))
 
 
 def what_to_carry(before: list[Message], after: list[Message], *, turn: int,
