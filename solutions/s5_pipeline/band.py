@@ -135,11 +135,12 @@ class BandClearing(HistoryReads):
         uses, reads = self.uses(messages), dict(self.saved(messages))
         exempt = self.edited_reads(uses) + ([] if over_band or not reads else recovered(uses))
         return self.microcompact(messages, session.tool_names, keep,
-                            terms=telling_terms(self.named(messages), len(results),
-                                                self.terms or frozenset()),
-                            saved_at=lambda i: reads.get(i) or _saved_at(i),
-                            cleared=cleared, exempt=exempt, after=self.changed_files.attached,
-                            located=self.located(messages))
+                                 terms=telling_terms(self.named(messages), len(results),
+                                                     self.terms or frozenset()),
+                                 saved_at=lambda i: reads.get(i) or _saved_at(i),
+                                 cleared=cleared, exempt=exempt,
+                                 after=self.changed_files.attached,
+                                 located=self.located(messages))
 
     def _fetched_again(self, messages: Messages, cleared: list[str]) -> list[str]:
         """``fetched_again``, once per history: the look and the batch's arithmetic both ask."""
