@@ -34,9 +34,9 @@ What is checked before anything is reused:
   turn is kept for the next.
 
 The band's reads (``s5_pipeline.reads``) are answers made of what each message says on its
-own, so each gets a memory (``permessage.remember_reads``) that keeps each message's part by
-the message object: a turn reads only the messages it has not seen, wherever they are (a
-batch of clearing replaces a few old ones, and only those are read again). ``estimate_part``,
+own, so each gets a memory (``permessage.remember_reads``) that keeps last call's history and
+answer: a turn reads only the messages new since, and a message a batch of clearing replaced
+is read again in its place. ``estimate_part``,
 the estimate of a part of the history, is the difference of two running sums. The band's
 look itself (``microcompact``) skips the results it left as they were (``settled``), and
 the check after a batch of which of the user's texts are still shown (``shown``, the texts
@@ -60,7 +60,7 @@ from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
 from .marks import same_content
-from .permessage import PerMessage, of_layer, remember_reads
+from .permessage import ByObject, PerMessage, of_layer, remember_reads
 from .refetched import FetchedAgain
 from .settled import settle
 from .workingcopy import EditedReads
@@ -140,12 +140,12 @@ class Prepared:
         self.ledger: Ledger | None = None
         self.recorded = 0  # how many decisions that ledger had recorded then
         self.redone = 0  # where the messages ``apply`` worked on last began
-        self.fresh: dict[int, tuple[dict[str, Any], float]] = {}  # this turn's other shares
+        self.fresh = ByObject()  # this turn's shares of messages ``apply`` did not return
 
     def apply(self, messages: Messages, ledger: Ledger) -> Messages:
         """``apply(messages, ledger)``, reusing last turn's work on the unchanged prefix."""
         keep, redo, remark = self._unchanged(messages, ledger)
-        self.given, self.fresh = list(messages), {}
+        self.given, self.fresh = list(messages), ByObject()
         applied = self.applied[:keep]
         for i in redo:
             applied[i] = self.full_apply([messages[i]], ledger)[0]
@@ -190,10 +190,7 @@ class Prepared:
         """``share(message)`` for a message ``apply`` did not return (a batch's copy, whose
         share a turn asks for up to three times: the batch's arithmetic, its size, its
         adoption), worked out once per turn."""
-        entry = self.fresh.get(id(message))
-        if entry is None or entry[0] is not message:
-            entry = self.fresh[id(message)] = (message, self.share(message))
-        return entry[1]
+        return self.fresh.get(message, self.share)
 
     def _summed(self, messages: Messages) -> int:
         """The estimate of ``messages``: their shares added in order, from 0."""

@@ -3,12 +3,12 @@ per message (the band's reads, ``s5_pipeline.reads``; see ``ctxlab.incremental``
 
 The history a layer is given grows at its end and, now and then, has a few old messages
 replaced (a batch of clearing). A read whose answer for a history is its answers for each
-message, one after another, needs to read only the messages it has not seen: the messages
-shared with last call's history (the same objects, or equal ones) give their part of the
-answer whole, and each other message object is read once and remembered. A read whose items
-name their message by its index (``indexed``: (index, value) pairs) reads each message alone,
-as message 0, and its items are moved to the message's place; the shared messages keep
-theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
+message, one after another, needs to read only what changed: the messages shared with last
+call's history (the same objects, or equal ones) give their part of the answer whole, a
+message replaced by another is read in its place, and the new ones are read. A read whose
+items name their message by its index (``indexed``: (index, value) pairs) reads each message
+alone, as message 0, and its items are moved to the message's place; the shared messages
+keep theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
 replaces a message, it does not edit it. ``identical_prefix`` (the replay's) finds how many
 leading messages two histories share.
 """
@@ -27,10 +27,10 @@ Messages = list[dict[str, Any]]
 
 
 class ByObject:
-    """One value per message object, computed once while that object is in the history: an
-    entry keeps its message, so an id reused by a new object is never taken for the old one.
-    ``forget`` drops the entries of messages no longer in the history, once they outnumber
-    it."""
+    """One value per message object (the replay's sizes, a turn's estimate shares), computed
+    once while that object is in the history: an entry keeps its message, so an id reused by
+    a new object is never taken for the old one. ``forget`` drops the entries of messages no
+    longer in the history, once they outnumber it."""
 
     def __init__(self) -> None:
         self.known: dict[int, tuple[dict[str, Any], Any]] = {}
