@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 import select
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from ctxlab.tools import forkserver
+from ctxlab.tools import forkserver, reaper
 from ctxlab.tools.command import capture
 
 FDS = "import os; print(sorted(int(n) for n in os.listdir('/proc/self/fd')))"
@@ -55,12 +56,15 @@ def test_the_exit_code_and_the_signal_that_ended_a_command(tmp_path: Path) -> No
 
 @pytest.mark.skipif(not Path("/proc/self/status").is_file(), reason="reads /proc")
 def test_a_command_starts_with_the_signals_python_ignores_restored(tmp_path: Path) -> None:
-    """As a shell would start it: Python ignores SIGPIPE and SIGXFSZ, its commands must not."""
+    """As a shell would start it: Python ignores SIGPIPE and SIGXFSZ, its commands must not;
+    and none of the signals its reaper blocks to wait for them stays blocked in it."""
     status = capture(["cat", "/proc/self/status"], tmp_path, timeout=10, cap=10_000)
-    ignored = next(int(line.split()[1], 16) for line in status.output.decode().splitlines()
-                   if line.startswith("SigIgn:"))
+    fields = dict(line.split(":", 1) for line in status.output.decode().splitlines())
+    ignored, blocked = (int(fields[name], 16) for name in ("SigIgn", "SigBlk"))
     for signum in (signal.SIGPIPE, signal.SIGXFSZ):
         assert not ignored & (1 << (signum - 1)), signum.name
+    for signum in reaper.WAITED:
+        assert not blocked & (1 << (signum - 1)), signal.Signals(signum).name
 
 
 def test_a_process_forked_from_this_one_starts_a_server_of_its_own(tmp_path: Path) -> None:
@@ -93,3 +97,25 @@ def test_a_command_whose_client_gave_up_is_stopped(tmp_path: Path) -> None:
     with os.fdopen(read, "rb") as output:  # its end comes when nothing holds the pipe
         assert select.select([output], [], [], 10)[0], "still running after 10 s"
         assert output.read() == b""
+
+
+def test_a_stop_signal_that_came_before_the_wait_is_not_lost(tmp_path: Path) -> None:
+    """The cause of the test above failing once in ~2,000 runs: a SIGTERM that reached the
+    reaper just before its blocking wait began went to a Python handler that could only run
+    once the command had ended on its own. Blocked and taken by ``sigwait``, it is kept."""
+    program = (
+        "import os, signal, sys, time\n"
+        "from ctxlab.tools.reaper import WAITED, wait_or_stop\n"
+        "signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    time.sleep(30)\n"
+        "    os._exit(0)\n"
+        "os.kill(os.getpid(), signal.SIGTERM)  # before the wait: the window of the race\n"
+        "print(wait_or_stop(pid))\n"
+        "os.kill(pid, signal.SIGKILL)\n"
+        "print(wait_or_stop(pid))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          timeout=10, check=True)
+    assert done.stdout.split() == [str(128 + signal.SIGTERM), str(-signal.SIGKILL)]

@@ -41,6 +41,7 @@ except ImportError:  # another interpreter
 
 PR_SET_CHILD_SUBREAPER = 36
 STOPS = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+WAITED = {*STOPS, signal.SIGCHLD}  # what a reaper waits for
 
 
 def become_subreaper() -> bool:
@@ -101,30 +102,42 @@ def kill_all() -> None:
 
 
 def reap_command(request: dict, line: socket.socket, output: int) -> None:
-    """In the forked reaper: run the command, report its pid and then its exit code, exit."""
+    """In the forked reaper: run the command, report its pid and then its exit code, exit.
+
+    The stop signals and SIGCHLD are blocked before the pid goes out and taken with
+    ``sigwait``: a Python handler runs only between bytecodes, so a SIGTERM that came just
+    before a blocking ``waitpid`` waited, unhandled, for the command to end on its own.
+    """
     os.setsid()
     become_subreaper()
-
-    def stop(signum: int, frame: object) -> None:
-        kill_all()
-        _report(line, 128 + signum)
-
-    for signum in STOPS:
-        signal.signal(signum, stop)
+    unblocked = signal.pthread_sigmask(signal.SIG_BLOCK, WAITED)
     line.sendall(f"{os.getpid()}\n".encode())
     pid = os.fork()
     if pid == 0:
-        _become_command(request, output)
+        _become_command(request, output, unblocked)
     os.close(output)
-    _, status = os.waitpid(pid, 0)
+    code = wait_or_stop(pid)
     kill_all()
-    _report(line, os.waitstatus_to_exitcode(status))
+    _report(line, code)
 
 
-def _become_command(request: dict, output: int) -> None:
+def wait_or_stop(pid: int) -> int:
+    """The exit code of ``pid`` (negative: the signal that ended it), or 128 + the number of
+    the stop signal that came first. ``WAITED`` must be blocked."""
+    while True:
+        signum = signal.sigwait(WAITED)
+        if signum != signal.SIGCHLD:
+            return 128 + signum
+        reaped, status = os.waitpid(pid, os.WNOHANG)  # or another process below it ended
+        if reaped:
+            return os.waitstatus_to_exitcode(status)
+
+
+def _become_command(request: dict, output: int, mask: set) -> None:
     """In the command's process: its signals, directory and descriptors, then its program."""
     for signum in (*STOPS, signal.SIGPIPE, signal.SIGXFSZ):  # as a shell would start it
         signal.signal(signum, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # a blocked signal stays so across exec
     argv = request["argv"]
     try:
         os.chdir(request["cwd"])
