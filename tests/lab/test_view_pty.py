@@ -7,6 +7,7 @@ read back as the terminal received them."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -14,6 +15,8 @@ import struct
 import subprocess
 import sys
 import termios
+from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
@@ -24,35 +27,64 @@ WIDTHS = (80, 91, 100, 110, 120)
 HEIGHT = 40
 
 
-def in_terminal(argv: list[str], width: int) -> list[str]:
-    """Run ``argv`` in a pseudo-terminal ``width`` columns wide; the lines the terminal got,
-    control sequences removed, split where the cursor went back to a line's start."""
-    main, child = pty.openpty()
-    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, width, 0, 0))
+DRIVER = Path(__file__).with_name("terminals.py")
+
+
+def in_terminals(argv: list[str], widths: Sequence[int]) -> list[tuple[int, list[str], str]]:
+    """Run ``ctxlab argv`` in a pseudo-terminal of each width (``terminals.py``: one process
+    per terminal, forked after the CLI's imports); for each, its exit code, the lines the
+    terminal got (control sequences removed, split where the cursor went back to a line's
+    start) and the end of what it got."""
+    mains, children = [], []
+    for width in widths:
+        main, child = pty.openpty()
+        fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", HEIGHT, width, 0, 0))
+        mains.append(main)
+        children.append(child)
     env = {k: v for k, v in os.environ.items()
            if k not in ("COLUMNS", "LINES", "TTY_COMPATIBLE", "FORCE_COLOR", "NO_COLOR")}
     env["TERM"] = "xterm-256color"
-    process = subprocess.Popen(argv, stdin=child, stdout=child, stderr=child, env=env)
-    os.close(child)
-    received = bytearray()
-    while True:
-        try:
-            chunk = os.read(main, 1 << 16)
-        except OSError:  # EIO: the child's side is closed
-            break
-        if not chunk:
-            break
-        received += chunk
-    os.close(main)
-    assert process.wait(timeout=120) == 0, received.decode(errors="replace")[-2000:]
-    text = CONTROL.sub("", received.decode())
-    return [line for line in re.split(r"[\r\n]", text) if line.strip()]
+    report, reported = os.pipe()
+    process = subprocess.Popen(
+        [sys.executable, str(DRIVER), str(reported), *map(str, children), "--", *argv],
+        stdin=children[0], stdout=children[0], stderr=children[0], env=env,
+        pass_fds=[reported, *children])
+    for fd in (reported, *children):
+        os.close(fd)
+    screens = []
+    for main in mains:  # the commands run one after the other, in this order
+        received = bytearray()
+        while True:
+            try:
+                chunk = os.read(main, 1 << 16)
+            except OSError:  # EIO: the terminal's side is closed
+                break
+            if not chunk:
+                break
+            received += chunk
+        os.close(main)
+        text = CONTROL.sub("", received.decode(errors="replace"))
+        screens.append(([line for line in re.split(r"[\r\n]", text) if line.strip()],
+                        received.decode(errors="replace")[-2000:]))
+    with os.fdopen(report, "rb") as answer:
+        codes = json.loads(answer.read() or "[]")
+    assert process.wait(timeout=120) == 0 and len(codes) == len(widths), screens[-1][1]
+    return [(code, lines, tail) for code, (lines, tail) in zip(codes, screens, strict=True)]
+
+
+@pytest.fixture(scope="module")
+def screens() -> dict[int, tuple[int, list[str], str]]:
+    """``ctxlab run --stage 5`` once in a terminal of each width (the same run: computing it
+    is a third of a run's CPU, drawing it is what differs)."""
+    argv = ["run", "--stage", "5", "--scenario", "long-task"]
+    return dict(zip(WIDTHS, in_terminals(argv, WIDTHS), strict=True))
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_the_stage_5_run_fits_a_terminal_of_each_width(width: int) -> None:
-    ctxlab = [sys.executable, "-m", "ctxlab.cli"]
-    lines = in_terminal([*ctxlab, "run", "--stage", "5", "--scenario", "long-task"], width)
+def test_the_stage_5_run_fits_a_terminal_of_each_width(
+        screens: dict[int, tuple[int, list[str], str]], width: int) -> None:
+    code, lines, tail = screens[width]
+    assert code == 0, tail
     assert any("task done" in line for line in lines), lines[-5:]
     too_wide = [line for line in lines if cell_len(line) > width]
     assert not too_wide, too_wide[0]
