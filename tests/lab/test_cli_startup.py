@@ -103,8 +103,9 @@ def test_settled_blocks_nest_and_only_the_outermost_puts_back() -> None:
     with startup.settled():
         frozen = gc.get_freeze_count()
         made = [[]]  # made inside the outer block: the inner one leaves it to the collector
-        with startup.settled():
-            assert gc.get_freeze_count() == frozen and gc.is_tracked(made)
+        with startup.settled():  # freezes nothing more; a frozen object may die meanwhile
+            # (one of pytest-xdist's thread, whose messages run beside the test): <=, not ==
+            assert gc.get_freeze_count() <= frozen and gc.is_tracked(made)
             assert any(o is made for o in gc.get_objects(generation=0))
     assert gc.get_freeze_count() == 0
     with startup.loading():
