@@ -32,18 +32,16 @@ class LogFolder:
         self.ensure_ascii = ensure_ascii
         self._folder: Folder | None = None
 
-    def append(self, name: str, records: list[dict[str, Any]]) -> Path:
-        """Append ``records`` to the log ``name`` in one write; returns its path."""
-        target = self.path / name
+    def append(self, name: str, records: list[dict[str, Any]]) -> None:
+        """Append ``records`` to the log ``name`` in one write."""
         data = encode_lines(records, self.ensure_ascii)
         if self._folder is None:
             self._folder = Folder(self.path, root=self.root)
         fd = self._folder.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
-            append_lines(fd, data, sync=must_sync(target))
+            append_lines(fd, data, sync=must_sync(os.path.join(self.path, name)))
         finally:
             os.close(fd)
-        return target
 
     def close(self) -> None:
         """Release the folder (safe to call twice); a later append reaches it again."""

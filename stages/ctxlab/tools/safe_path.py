@@ -38,19 +38,21 @@ class UnsafePathError(ToolError, ValueError):
 
 
 def _components(path: str | os.PathLike[str], root: Path | None) -> tuple[str, list[str]]:
-    """The trusted folder to start from and the names below it, ``..`` refused."""
-    target = Path(path)
+    """The trusted folder to start from and the names below it, ``..`` refused (string
+    work only: this runs on every write)."""
+    target = os.fspath(path)
+    parts = [p for p in target.split(os.sep) if p and p != "."]
     if root is not None:
-        base = Path(root)
-        relative = target.relative_to(base) if target.is_absolute() else target
-        start = str(base)
-    elif target.is_absolute():
-        relative, start = target.relative_to(target.anchor), target.anchor
+        start = os.fspath(root)
+        if target.startswith(os.sep):
+            base = [p for p in start.split(os.sep) if p and p != "."]
+            if not start.startswith(os.sep) or parts[:len(base)] != base:
+                raise ValueError(f"{target!r} is not in the subpath of {start!r}")
+            parts = parts[len(base):]
     else:
-        relative, start = target, "."
-    parts = [p for p in relative.parts if p != "."]
+        start = os.sep if target.startswith(os.sep) else "."
     if ".." in parts or not parts:
-        raise UnsafePathError(f"refusing to write {path}: not a file path below {start}")
+        raise UnsafePathError(f"refusing to write {target}: not a file path below {start}")
     return start, parts
 
 
