@@ -12,7 +12,9 @@ result in its context instead of storing it).
 
 ``root`` is the folder the walk starts from, trusted as it is (the workspace root, already a
 resolved path); without it the walk starts at ``/`` (or the working directory for a relative
-path), so no component of the path may be a symlink.
+path), so no component of the path may be a symlink. A writer that writes in one folder on
+every request walks to it once and keeps its descriptor (``ctxlab.tools.folder``); the checks
+on the file itself (``open_in``, ``create_once_in``) are the same ones.
 """
 
 from __future__ import annotations
