@@ -2,11 +2,12 @@
 
 Whether a result is offloaded or cleared is decided when it first enters the context (or
 when it is cleared) and written to an append-only session log in the workspace, one JSON line
-per decision, fsync'd (``ctxlab.telemetry.append_jsonl``); after a crash the next line starts on
-a fresh line, so a torn one never swallows a later decision. Every later request applies
-the same replacements, so the bytes sent never change behind the cache's back; a resumed
-session replays the log and sends exactly the same prefix; a setting changed mid-session only
-affects results that arrive afterwards.
+per decision, fsync'd (``ctxlab.telemetry.LogFolder``, which reaches the log's folder once and
+never writes through a link); after a crash the next line starts on a fresh line, so a torn one
+never swallows a later decision. Every later request applies the same replacements, so the
+bytes sent never change behind the cache's back; a resumed session replays the log and sends
+exactly the same prefix; a setting changed mid-session only affects results that arrive
+afterwards.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ctxlab.telemetry import append_jsonl, read_records
+from ctxlab.telemetry import LogFolder, read_records
 
 LOG = Path(".ctxlab-session") / "decisions.jsonl"
 
@@ -24,6 +25,7 @@ class Ledger:
 
     def __init__(self, root: Path) -> None:
         self.path = root / LOG
+        self.logs = LogFolder(self.path.parent, root=root, ensure_ascii=True)  # ASCII: any text
         self.decisions: dict[str, dict[str, Any]] = {}
         self.recorded: list[str] = []  # ids frozen by this process, in order
         self.history: list[dict[str, Any]] = []  # every decision this process froze, in order
@@ -45,7 +47,7 @@ class Ledger:
             self.recorded.append(entry["id"])
             self.history.append(entry)
         if entries:
-            self._append(self.path, *entries)
+            self.logs.append(LOG.name, entries)
 
     def decided_by(self, layer: str) -> list[str]:
         """The ids whose decision ``layer`` froze, in order: worked out again only after a
@@ -59,15 +61,15 @@ class Ledger:
     def note(self, name: str, entry: dict[str, Any]) -> None:
         """Append a record (summary quality, the user's texts) to ``<name>.jsonl`` beside the
         log."""
-        self._append(self.path.with_name(f"{name}.jsonl"), entry)
+        self.logs.append(f"{name}.jsonl", [entry])
 
     def notes(self, name: str) -> list[dict[str, Any]]:
         """The records ``note(name, ...)`` appended, in order (also those of an earlier run)."""
         return read_records(self.path.with_name(f"{name}.jsonl"))
 
-    @staticmethod
-    def _append(path: Path, *entries: dict[str, Any]) -> None:
-        append_jsonl(path, list(entries), ensure_ascii=True)  # ASCII: any tool's text fits
+    def close(self) -> None:
+        """Release the log folder (dropping the ledger does it too)."""
+        self.logs.close()
 
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The history with every frozen replacement applied (idempotent). A message whose

@@ -13,6 +13,7 @@ from ctxlab.telemetry.jsonl import (
     read_jsonl,
     read_records,
 )
+from ctxlab.telemetry.logfolder import LogFolder
 from ctxlab.telemetry.record import (
     Compaction,
     ErrorInfo,
@@ -43,6 +44,7 @@ __all__ = [
     "ErrorInfo",
     "JsonlContents",
     "JsonlWriter",
+    "LogFolder",
     "Kind",
     "RunSummary",
     "Session",

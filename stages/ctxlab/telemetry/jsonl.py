@@ -76,20 +76,31 @@ def append_jsonl(path: str | os.PathLike[str], records: list[dict[str, Any]], *,
     them.
     """
     target = Path(path)
-    data = "".join(json.dumps(r, ensure_ascii=ensure_ascii) + "\n" for r in records).encode()
+    data = encode_lines(records, ensure_ascii)
     fd = safe_path.open_file(target, os.O_RDWR | os.O_APPEND | os.O_CREAT, root=root)
     try:
-        size = os.fstat(fd).st_size
-        if size and os.pread(fd, 1, size - 1) != b"\n":
-            data = b"\n" + data
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        if must_sync(target):
-            os.fsync(fd)
+        append_lines(fd, data, sync=must_sync(target))
     finally:
         os.close(fd)
     return target
+
+
+def encode_lines(records: list[dict[str, Any]], ensure_ascii: bool) -> bytes:
+    """``records`` as JSON Lines, one object per line."""
+    return "".join(json.dumps(r, ensure_ascii=ensure_ascii) + "\n" for r in records).encode()
+
+
+def append_lines(fd: int, data: bytes, *, sync: bool) -> None:
+    """Append ``data`` to the file open as ``fd`` (``O_APPEND``) in one write, after a
+    newline if a torn last line is there; fsync'd when ``sync``."""
+    size = os.fstat(fd).st_size
+    if size and os.pread(fd, 1, size - 1) != b"\n":
+        data = b"\n" + data
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    if sync:
+        os.fsync(fd)
 
 
 def read_records(path: str | os.PathLike[str], *,

@@ -1,9 +1,10 @@
 """Disposable workspaces: their writes stay atomic but are not forced to disk (§12.6).
 
 Every crash-safe write of the bench (``safe_path.create_once``, ``safe_path.write_bytes``
-with ``durable``, ``telemetry.append_jsonl``, ``telemetry.JsonlWriter``) fsyncs, so that a
-workspace a user resumes after a crash holds every line it was told it holds. A workspace
-that is deleted when its run ends — a replay's, the bench's — has nothing to resume: there
+with ``durable``, ``telemetry.append_jsonl``, ``telemetry.JsonlWriter``, the held folders of
+``tools.folder`` and ``telemetry.LogFolder``) fsyncs, so that a workspace a user resumes
+after a crash holds every line it was told it holds. A workspace that is deleted when its
+run ends — a replay's, the bench's — has nothing to resume: there
 the fsync only costs time (642 of them in a stage-5 replay of the shared sessions, about 40 %
 of its wall time on a busy disk). The caller that owns such a folder says so for as long as
 it uses it::

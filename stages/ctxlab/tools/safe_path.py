@@ -12,7 +12,9 @@ result in its context instead of storing it).
 
 ``root`` is the folder the walk starts from, trusted as it is (the workspace root, already a
 resolved path); without it the walk starts at ``/`` (or the working directory for a relative
-path), so no component of the path may be a symlink.
+path), so no component of the path may be a symlink. A writer that writes in one folder on
+every request walks to it once and keeps its descriptor (``ctxlab.tools.folder``); the checks
+on the file itself (``open_in``, ``create_once_in``) are the same ones.
 """
 
 from __future__ import annotations
@@ -38,19 +40,21 @@ class UnsafePathError(ToolError, ValueError):
 
 
 def _components(path: str | os.PathLike[str], root: Path | None) -> tuple[str, list[str]]:
-    """The trusted folder to start from and the names below it, ``..`` refused."""
-    target = Path(path)
+    """The trusted folder to start from and the names below it, ``..`` refused (string
+    work only: this runs on every write)."""
+    target = os.fspath(path)
+    parts = [p for p in target.split(os.sep) if p and p != "."]
     if root is not None:
-        base = Path(root)
-        relative = target.relative_to(base) if target.is_absolute() else target
-        start = str(base)
-    elif target.is_absolute():
-        relative, start = target.relative_to(target.anchor), target.anchor
+        start = os.fspath(root)
+        if target.startswith(os.sep):
+            base = [p for p in start.split(os.sep) if p and p != "."]
+            if not start.startswith(os.sep) or parts[:len(base)] != base:
+                raise ValueError(f"{target!r} is not in the subpath of {start!r}")
+            parts = parts[len(base):]
     else:
-        relative, start = target, "."
-    parts = [p for p in relative.parts if p != "."]
+        start = os.sep if target.startswith(os.sep) else "."
     if ".." in parts or not parts:
-        raise UnsafePathError(f"refusing to write {path}: not a file path below {start}")
+        raise UnsafePathError(f"refusing to write {target}: not a file path below {start}")
     return start, parts
 
 
@@ -72,18 +76,18 @@ def _kind(fd: int, name: str) -> str:
     return "a file, not a folder" if stat.S_ISREG(info.st_mode) else "not a regular file"
 
 
-@contextlib.contextmanager
-def parent_fd(path: str | os.PathLike[str], *, root: Path | None = None,
-              create: bool = True) -> Iterator[tuple[int, str]]:
-    """A descriptor of the folder holding ``path`` (reached without following any link) and
-    the file's name; missing folders are created when ``create``."""
-    start, parts = _components(path, root)
-    if create:
-        os.makedirs(start, exist_ok=True)  # the trusted root itself, as the caller named it
-    fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    shown = PurePath()
+def _walk(start: str, names: list[str], shown: PurePath, create: bool) -> int:
+    """A descriptor of ``start/names...``, each folder opened relative to its parent with
+    ``O_NOFOLLOW`` (a link refused); missing folders are created when ``create``."""
     try:
-        for name in parts[:-1]:
+        fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        if not create:
+            raise
+        os.makedirs(start, exist_ok=True)  # the trusted root itself, as the caller named it
+        fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for name in names:
             shown /= name
             try:
                 child = os.open(name, _DIR, dir_fd=fd)
@@ -104,6 +108,28 @@ def parent_fd(path: str | os.PathLike[str], *, root: Path | None = None,
                 raise
             os.close(fd)
             fd = child
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def reach(path: str | os.PathLike[str], *, root: Path | None = None,
+          create: bool = True) -> int:
+    """A descriptor of the folder ``path`` itself, reached without following any link
+    (created when missing and ``create``); the caller closes it (``ctxlab.tools.folder``)."""
+    start, parts = _components(path, root)
+    return _walk(start, parts, PurePath(), create)
+
+
+@contextlib.contextmanager
+def parent_fd(path: str | os.PathLike[str], *, root: Path | None = None,
+              create: bool = True) -> Iterator[tuple[int, str]]:
+    """A descriptor of the folder holding ``path`` (reached without following any link) and
+    the file's name; missing folders are created when ``create``."""
+    start, parts = _components(path, root)
+    fd = _walk(start, parts[:-1], PurePath(), create)
+    try:
         yield fd, parts[-1]
     finally:
         os.close(fd)
@@ -118,24 +144,30 @@ def _check_plain(fd: int, shown: str) -> os.stat_result:
     return info
 
 
-def open_file(path: str | os.PathLike[str], flags: int, *, root: Path | None = None,
-              mode: int = 0o644) -> int:
-    """``os.open`` of ``path`` with ``flags``, every component reached without following a
-    link; the file must be a regular file with one hard link. Returns the descriptor."""
-    with parent_fd(path, root=root, create=bool(flags & os.O_CREAT)) as (folder, name):
-        try:
-            fd = os.open(name, flags | _FILE, mode, dir_fd=folder)
-        except OSError as error:
-            if error.errno in (*_LINKS, errno.ENXIO):
-                raise _refuse(PurePath(path), _kind(folder, name)) from None
-            raise
+def open_in(folder: int, name: str, flags: int, shown: str, *, mode: int = 0o644) -> int:
+    """``os.open`` of the file ``name`` in the folder descriptor ``folder``, never through a
+    link; it must be a regular file with one hard link. Returns the descriptor."""
     try:
-        _check_plain(fd, str(path))
+        fd = os.open(name, flags | _FILE, mode, dir_fd=folder)
+    except OSError as error:
+        if error.errno in (*_LINKS, errno.ENXIO):
+            raise _refuse(PurePath(shown), _kind(folder, name)) from None
+        raise
+    try:
+        _check_plain(fd, shown)
         os.set_blocking(fd, True)
     except BaseException:
         os.close(fd)
         raise
     return fd
+
+
+def open_file(path: str | os.PathLike[str], flags: int, *, root: Path | None = None,
+              mode: int = 0o644) -> int:
+    """``os.open`` of ``path`` with ``flags``, every component reached without following a
+    link; the file must be a regular file with one hard link. Returns the descriptor."""
+    with parent_fd(path, root=root, create=bool(flags & os.O_CREAT)) as (folder, name):
+        return open_in(folder, name, flags, str(path), mode=mode)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, root: Path | None = None,
@@ -168,34 +200,38 @@ def create_once(path: str | os.PathLike[str], data: bytes, *,
     never leaves a half-written file under the name. Returns whether this call stored it.
     In a ``durability.disposable`` folder the same steps run without the fsyncs.
     """
-    sync = must_sync(path)
     with parent_fd(path, root=root) as (folder, name):
-        temporary = f".{name}.{secrets.token_hex(6)}.part"
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o644,
-                     dir_fd=folder)
+        return create_once_in(folder, name, data, str(path), sync=must_sync(path))
+
+
+def create_once_in(folder: int, name: str, data: bytes, shown: str, *, sync: bool) -> bool:
+    """``create_once`` of the file ``name`` in the folder descriptor ``folder``."""
+    temporary = f".{name}.{secrets.token_hex(6)}.part"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o644,
+                 dir_fd=folder)
+    try:
         try:
-            try:
-                _write_all(fd, data)
-                if sync:
-                    os.fsync(fd)
-            finally:
-                os.close(fd)
-            try:
-                os.link(temporary, name, src_dir_fd=folder, dst_dir_fd=folder,
-                        follow_symlinks=False)
-                stored = True
-            except FileExistsError:  # stored before: the first write wins, if it is plain
-                stored = False
+            _write_all(fd, data)
+            if sync:
+                os.fsync(fd)
         finally:
-            os.unlink(temporary, dir_fd=folder)
-        if not stored:
-            info = os.lstat(name, dir_fd=folder)
-            if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
-                raise _refuse(PurePath(path), _kind(folder, name))
-            if info.st_nlink > 1:
-                raise _refuse(PurePath(path), f"a file with {info.st_nlink} hard links")
-        if sync:
-            os.fsync(folder)
+            os.close(fd)
+        try:
+            os.link(temporary, name, src_dir_fd=folder, dst_dir_fd=folder,
+                    follow_symlinks=False)
+            stored = True
+        except FileExistsError:  # stored before: the first write wins, if it is plain
+            stored = False
+    finally:
+        os.unlink(temporary, dir_fd=folder)
+    if not stored:
+        info = os.lstat(name, dir_fd=folder)
+        if stat.S_ISLNK(info.st_mode) or not stat.S_ISREG(info.st_mode):
+            raise _refuse(PurePath(shown), _kind(folder, name))
+        if info.st_nlink > 1:
+            raise _refuse(PurePath(shown), f"a file with {info.st_nlink} hard links")
+    if sync:
+        os.fsync(folder)
     return stored
 
 
