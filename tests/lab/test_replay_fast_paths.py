@@ -180,6 +180,41 @@ def test_the_sizer_counts_as_the_whole_count(seed: int) -> None:
         assert sizer.count(state, end) == count_messages(state, end)
 
 
+def _turn_moved(rng: random.Random, history: Messages) -> Messages:
+    """``history`` with its last turn start taken away (its text dropped: thinking before
+    it is no longer of an earlier turn) or a later result message made one (text added)."""
+    starts = [i for i, m in enumerate(history) if m["role"] == "user" and any(
+        b.get("type") != "tool_result" for b in as_blocks(m["content"]))]
+    moved = list(history)
+    if starts and rng.random() < 0.5:
+        i = starts[-1]
+        moved[i] = dict(history[i], content=[b for b in as_blocks(history[i]["content"])
+                                             if b.get("type") == "tool_result"])
+    else:
+        later = [i for i, m in enumerate(history) if m["role"] == "user"
+                 and i > (starts or [0])[-1]]
+        if later:
+            i = rng.choice(later)
+            moved[i] = dict(history[i], content=[*as_blocks(history[i]["content"]),
+                                                 {"type": "text", "text": "and now?"}])
+    return moved
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_sizers_sharing_their_counts_count_as_the_whole_count(seed: int) -> None:
+    """As a replay uses them: one for the history offered to the layer, one for what it
+    kept, sharing one count per message object, with turn starts taken away and added."""
+    from ctxlab.permessage import ByObject
+
+    rng, known = random.Random(seed), ByObject()
+    offered, kept = Sizer(known), Sizer(known)
+    for state in histories(seed):
+        for sizer, history in ((offered, state), (kept, _turn_moved(rng, state))):
+            end = rng.randint(0, len(history))
+            assert sizer.count(history) == count_messages(history)
+            assert sizer.count(history, end) == count_messages(history, end)
+
+
 def test_the_sizer_tells_true_from_one() -> None:
     """A copy that Python finds equal but the tokenizer does not is counted again."""
     call = {"type": "tool_use", "id": "t", "name": "Read", "input": {"limit": 1}}
