@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
+from ctxlab.marks import same_content
 from ctxlab.replay.blocks import as_blocks
 from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_but_marks, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
 from ctxlab.sim import thinking
-from ctxlab.sim.content import block_key
+from ctxlab.sim.content import block_key, key
 
 MODEL = "claude-haiku-4-5"
 Messages = list[dict[str, Any]]
@@ -270,6 +271,26 @@ PAIRS = [
 ]
 
 
+MESSAGE_PAIRS = [
+    ({"role": "user", "content": "hi"}, {"role": "user", "content": "hi"}),
+    ({"role": "user", "content": "hi"}, {"role": "user", "content": "hi", "id": 1}),
+    ({"role": "user", "content": "hi", "id": 1}, {"role": "user", "content": "hi", "id": True}),
+    ({"role": "user", "content": [CALL]}, {"role": "assistant", "content": [CALL]}),
+    ({"content": [CALL], "role": "user"}, {"role": "user", "content": [CALL]}),
+    ({"role": "user", "content": [CALL, "x"]}, {"role": "user", "content": [CALL, "x"]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a", "cache_control": None}]},
+     {"role": "user", "content": [{"type": "text", "text": "a"}]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a"}]},
+     {"role": "user", "content": [{"type": "text", "text": "a", "citations": None}]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a"}]},
+     {"role": "user", "content": [{"text": "a", "type": "text"}]}),
+    ({"role": 1, "content": "x"}, {"role": 1, "content": "x"}),
+    ({"role": "user", "content": ["x"]}, {"role": "user", "content": "x"}),
+    ({"role": "user", "content": [["x"]]}, {"role": "user", "content": [["x"]]}),
+    ({"role": "user", "content": (CALL,)}, {"role": "user", "content": (CALL,)}),
+]
+
+
 @pytest.mark.parametrize(("first", "second"), PAIRS)
 def test_same_text_is_the_comparison_as_text(first, second) -> None:
     """Marks aside, key order aside, ``1`` apart from ``true`` and ``1.0``."""
@@ -277,14 +298,31 @@ def test_same_text_is_the_comparison_as_text(first, second) -> None:
     assert same_text(second, first) == (canonical(first) == canonical(second))
 
 
-@pytest.mark.parametrize(("first", "second"), PAIRS)
-def test_same_but_marks_is_the_comparison_of_block_keys(first, second) -> None:
-    """Field by field, values shared by a marked copy not keyed: as the blocks' keys."""
-    for other in (second, {"role": second["role"], "content": [
-            dict(b, cache_control={"type": "ephemeral"}) for b in as_blocks(second["content"])]}):
-        keys = [[block_key(b) for b in as_blocks(m["content"])] for m in (first, other)]
-        assert same_but_marks(first, other) == (
-            first["role"] == other["role"] and keys[0] == keys[1] and None not in keys[0])
+def _same_by_keys(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """The plain way: a string role, the same fields with the same ``sim.content`` keys, and
+    one string or blocks pairwise the same object or with the same key, marks off."""
+    def keys(message: dict[str, Any]) -> list[Any]:
+        return [(name, key(v)) for name, v in sorted(message.items()) if name != "content"]
+
+    blocks, others = first["content"], second["content"]
+    if type(first["role"]) is not str or keys(first) != keys(second) or \
+            any(v is None for _, v in keys(first)) or type(blocks) is not type(others):
+        return False
+    if isinstance(blocks, str):
+        return blocks == others
+    return type(blocks) is list and len(blocks) == len(others) and all(
+        a is b or block_key(a) == block_key(b) is not None
+        for a, b in zip(blocks, others, strict=True))
+
+
+@pytest.mark.parametrize(("first", "second"), [*PAIRS, *MESSAGE_PAIRS])
+def test_same_content_is_the_comparison_of_keys(first, second) -> None:
+    """Field by field, values shared by a marked copy not keyed: as the messages' keys."""
+    for other in (second, {**second, "content": [
+            dict(b, cache_control={"type": "ephemeral"}) if isinstance(b, dict) else b
+            for b in as_blocks(second["content"])]}):
+        assert same_content(first, other) == _same_by_keys(first, other)
+        assert not same_content(first, other) or same_text(first, other)
 
 
 def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:

@@ -24,8 +24,8 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any
 
+from ctxlab.marks import same_content
 from ctxlab.permessage import ByObject, identical_prefix
-from ctxlab.sim import content
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -151,35 +151,10 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
-def _same_block(first: Any, second: Any) -> bool:
-    """``content.block_key(first) == content.block_key(second) is not None``, field by field:
-    a copy that only moved a mark shares its other values, which are then not keyed, and a
-    value Python finds unequal (a cleared result) is not keyed either (False, at worst for
-    a NaN, only sends the caller the long way)."""
-    if first is second:
-        return True
-    if type(first) is not dict or type(second) is not dict:
-        return False
-    names = [name for name in first if name != "cache_control"]
-    return names == [name for name in second if name != "cache_control"] and all(
-        first[n] is second[n] or first[n] == second[n] and
-        content.key(first[n]) == content.key(second[n]) is not None for n in names)
-
-
-def same_but_marks(first: Message, second: Message) -> bool:
-    """Whether two messages are the same but for their cache marks, told at a glance: one
-    role, and blocks pairwise the same objects or with the same content key but for
-    ``cache_control`` (``sim.content``: JSON's types kept apart, so the same text and the
-    same tokens). False only says the glance could not tell."""
-    firsts, seconds = as_blocks(first["content"]), as_blocks(second["content"])
-    return type(first["role"]) is str and first["role"] == second["role"] and \
-        len(firsts) == len(seconds) and all(map(_same_block, firsts, seconds))
-
-
 def same_text(first: Message, second: Message) -> bool:
     """``canonical(first) == canonical(second)``, at a glance where it can
-    (``same_but_marks``); any other pair is compared as text."""
-    return same_but_marks(first, second) or canonical(first) == canonical(second)
+    (``marks.same_content``); any other pair is compared as text."""
+    return same_content(first, second) or canonical(first) == canonical(second)
 
 
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:
