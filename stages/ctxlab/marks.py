@@ -4,29 +4,49 @@ A breakpoint is the context layer's own mark on the history it sends: stage 5 ta
 off before each request and sets its own (``mark_newest``, ``mark_anchor``), and neither the
 estimate nor the band's reads look at it. The loop appends to what was sent, so last turn's
 newest message comes back with the breakpoint on it; for the bench's incremental turn
-(``ctxlab.incremental``) it is the message it was.
+(``ctxlab.incremental``) it is the message it was, and for the replay (``replay.measure``,
+``replay.carry``) the same text.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ctxlab.sim import content
+
 
 def same_content(message: dict[str, Any], other: dict[str, Any]) -> bool:
-    """Whether two messages are equal but for their breakpoints (``cache_control``): a
+    """Whether two messages are the same but for their breakpoints (``cache_control``): a
     breakpoint is the layer's own mark, which ``mark`` takes off every message and sets
-    again, so the one message is done as the other was."""
-    if message == other:
+    again, so the one message is done as the other was. The same is told at a glance: one
+    role, the same other fields, and one string or blocks pairwise the same objects or with
+    the same fields but the breakpoint, each value the same object or the same JSON
+    (``sim.content``'s keys: ``1``, ``1.0`` and ``true`` are three texts to a tokenizer).
+    False only says the glance could not tell (a value without a key, a NaN)."""
+    if message.keys() != other.keys() or type(message["role"]) is not str or not all(
+            _same_value(message[k], other[k]) for k in message if k != "content"):
+        return False
+    blocks, before = message["content"], other["content"]
+    if type(blocks) is str:
+        return blocks == before
+    return type(blocks) is list and type(before) is list and len(blocks) == len(before) \
+        and all(map(_same_block, blocks, before))
+
+
+def _same_block(block: Any, other: Any) -> bool:
+    """Whether two blocks are the same object, or have the same fields but the breakpoint,
+    in the same order, with the same values (``_same_value``)."""
+    if block is other:
         return True
-    content, before = message["content"], other["content"]
-    return (isinstance(content, list) and isinstance(before, list)
-            and len(content) == len(before) and message.keys() == other.keys()
-            and all(message[k] == other[k] for k in message if k != "content")
-            and all(a == b or _unmarked(a) == _unmarked(b)
-                    for a, b in zip(content, before, strict=True)))
+    if type(block) is not dict or type(other) is not dict:
+        return False
+    names = [name for name in block if name != "cache_control"]
+    return names == [name for name in other if name != "cache_control"] and all(
+        _same_value(block[n], other[n]) for n in names)
 
 
-def _unmarked(block: Any) -> Any:
-    """A block without its breakpoint."""
-    return {k: v for k, v in block.items() if k != "cache_control"} \
-        if isinstance(block, dict) else block
+def _same_value(value: Any, other: Any) -> bool:
+    """``content.key(value) == content.key(other) is not None``, without keying a value
+    that is the same object or that Python finds unequal."""
+    return value is other or value == other and \
+        content.key(value) == content.key(other) is not None

@@ -19,7 +19,6 @@ A run killed before its first request was journaled starts over in its folder.
 from __future__ import annotations
 
 import contextlib
-import importlib
 import inspect
 import logging
 import os
@@ -28,7 +27,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 from typing import Any
 
 import anthropic
@@ -52,7 +51,7 @@ from .telemetry import (
     tool_call,
 )
 from .tools import LIVE_ALLOWED_PROGRAMS, ToolBox, ToolOutput, to_tool_result
-from .workbook.layout import stage as stage_info
+from .workbook.layout import load_stage
 
 SYSTEM = ("You are a careful coding agent working in a small repository. Use the tools to "
           "inspect files and run commands, make the smallest change that solves the task, and "
@@ -74,11 +73,6 @@ class RunResult:
     loss: LossManifest | None = field(default=None, repr=False)  # where removed blocks went
     original: list[dict[str, Any]] = field(default_factory=list, repr=False)  # every block
     children: list[tuple[str, RunResult]] = field(default_factory=list, repr=False)  # §11
-
-
-def load_stage(number: int) -> ModuleType:
-    """Import stage ``number``'s package (reference or workbook, per ``ctxlab.use``)."""
-    return importlib.import_module(stage_info(number).package)
 
 
 class _MeteredToolBox(ToolBox):

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from ctxlab.cli import main
-from ctxlab.commands import replay_cmd
+from ctxlab.commands import replay_cmd, replay_jobs
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "transcripts"
 
@@ -35,7 +35,7 @@ def test_a_directory_replays_every_log_with_a_progress_bar(
         seen.append((description, len(items)))
         yield from items
 
-    monkeypatch.setattr(replay_cmd, "progress", spy)
+    monkeypatch.setattr(replay_jobs, "progress", spy)
     status, report, _ = replay(capsys, str(FIXTURES), "--stage", "2", "--window", "400")
     logs = sorted(FIXTURES.glob("*.jsonl"))
     assert status == 0 and seen == [("reading", len(logs)), ("replaying", len(logs))]
@@ -73,8 +73,8 @@ def test_jobs_replay_the_sessions_in_processes_with_the_same_reports(
             yield item
         seen.append((description, count))
 
-    monkeypatch.setattr(replay_cmd, "progress", spy)
-    monkeypatch.setattr(replay_cmd, "ProcessPoolExecutor", CountingPool)
+    monkeypatch.setattr(replay_jobs, "progress", spy)
+    monkeypatch.setattr(replay_jobs, "ProcessPoolExecutor", CountingPool)
     monkeypatch.setattr(CountingPool, "handed", [])
     logs = len(list(FIXTURES.glob("*.jsonl")))
     printed = {}
@@ -135,7 +135,7 @@ def test_the_bar_counts_each_session_when_done_and_the_output_keeps_its_order() 
         return item * 10
 
     with ThreadPoolExecutor(5) as pool:
-        batches = replay_cmd._in_order(pool, work, [0, 1, 2, 3, 4], cost=lambda item: item)
+        batches = replay_jobs.in_order(pool, work, [0, 1, 2, 3, 4], cost=lambda item: item)
         seen = [next(batches) for _ in range(4)]
         assert seen == [[], [], [], []]  # 1, 2 (its error kept for its turn), 3 and 4 done
         assert next(batches) == [0, 10]

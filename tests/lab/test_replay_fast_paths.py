@@ -19,12 +19,13 @@ from typing import Any
 
 import pytest
 
+from ctxlab.marks import same_content
 from ctxlab.replay.blocks import as_blocks
 from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_but_marks, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
 from ctxlab.sim import thinking
-from ctxlab.sim.content import block_key
+from ctxlab.sim.content import block_key, key
 
 MODEL = "claude-haiku-4-5"
 Messages = list[dict[str, Any]]
@@ -180,6 +181,41 @@ def test_the_sizer_counts_as_the_whole_count(seed: int) -> None:
         assert sizer.count(state, end) == count_messages(state, end)
 
 
+def _turn_moved(rng: random.Random, history: Messages) -> Messages:
+    """``history`` with its last turn start taken away (its text dropped: thinking before
+    it is no longer of an earlier turn) or a later result message made one (text added)."""
+    starts = [i for i, m in enumerate(history) if m["role"] == "user" and any(
+        b.get("type") != "tool_result" for b in as_blocks(m["content"]))]
+    moved = list(history)
+    if starts and rng.random() < 0.5:
+        i = starts[-1]
+        moved[i] = dict(history[i], content=[b for b in as_blocks(history[i]["content"])
+                                             if b.get("type") == "tool_result"])
+    else:
+        later = [i for i, m in enumerate(history) if m["role"] == "user"
+                 and i > (starts or [0])[-1]]
+        if later:
+            i = rng.choice(later)
+            moved[i] = dict(history[i], content=[*as_blocks(history[i]["content"]),
+                                                 {"type": "text", "text": "and now?"}])
+    return moved
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_two_sizers_sharing_their_counts_count_as_the_whole_count(seed: int) -> None:
+    """As a replay uses them: one for the history offered to the layer, one for what it
+    kept, sharing one count per message object, with turn starts taken away and added."""
+    from ctxlab.permessage import ByObject
+
+    rng, known = random.Random(seed), ByObject()
+    offered, kept = Sizer(known), Sizer(known)
+    for state in histories(seed):
+        for sizer, history in ((offered, state), (kept, _turn_moved(rng, state))):
+            end = rng.randint(0, len(history))
+            assert sizer.count(history) == count_messages(history)
+            assert sizer.count(history, end) == count_messages(history, end)
+
+
 def test_the_sizer_tells_true_from_one() -> None:
     """A copy that Python finds equal but the tokenizer does not is counted again."""
     call = {"type": "tool_use", "id": "t", "name": "Read", "input": {"limit": 1}}
@@ -235,6 +271,26 @@ PAIRS = [
 ]
 
 
+MESSAGE_PAIRS = [
+    ({"role": "user", "content": "hi"}, {"role": "user", "content": "hi"}),
+    ({"role": "user", "content": "hi"}, {"role": "user", "content": "hi", "id": 1}),
+    ({"role": "user", "content": "hi", "id": 1}, {"role": "user", "content": "hi", "id": True}),
+    ({"role": "user", "content": [CALL]}, {"role": "assistant", "content": [CALL]}),
+    ({"content": [CALL], "role": "user"}, {"role": "user", "content": [CALL]}),
+    ({"role": "user", "content": [CALL, "x"]}, {"role": "user", "content": [CALL, "x"]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a", "cache_control": None}]},
+     {"role": "user", "content": [{"type": "text", "text": "a"}]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a"}]},
+     {"role": "user", "content": [{"type": "text", "text": "a", "citations": None}]}),
+    ({"role": "user", "content": [{"type": "text", "text": "a"}]},
+     {"role": "user", "content": [{"text": "a", "type": "text"}]}),
+    ({"role": 1, "content": "x"}, {"role": 1, "content": "x"}),
+    ({"role": "user", "content": ["x"]}, {"role": "user", "content": "x"}),
+    ({"role": "user", "content": [["x"]]}, {"role": "user", "content": [["x"]]}),
+    ({"role": "user", "content": (CALL,)}, {"role": "user", "content": (CALL,)}),
+]
+
+
 @pytest.mark.parametrize(("first", "second"), PAIRS)
 def test_same_text_is_the_comparison_as_text(first, second) -> None:
     """Marks aside, key order aside, ``1`` apart from ``true`` and ``1.0``."""
@@ -242,14 +298,31 @@ def test_same_text_is_the_comparison_as_text(first, second) -> None:
     assert same_text(second, first) == (canonical(first) == canonical(second))
 
 
-@pytest.mark.parametrize(("first", "second"), PAIRS)
-def test_same_but_marks_is_the_comparison_of_block_keys(first, second) -> None:
-    """Field by field, values shared by a marked copy not keyed: as the blocks' keys."""
-    for other in (second, {"role": second["role"], "content": [
-            dict(b, cache_control={"type": "ephemeral"}) for b in as_blocks(second["content"])]}):
-        keys = [[block_key(b) for b in as_blocks(m["content"])] for m in (first, other)]
-        assert same_but_marks(first, other) == (
-            first["role"] == other["role"] and keys[0] == keys[1] and None not in keys[0])
+def _same_by_keys(first: dict[str, Any], second: dict[str, Any]) -> bool:
+    """The plain way: a string role, the same fields with the same ``sim.content`` keys, and
+    one string or blocks pairwise the same object or with the same key, marks off."""
+    def keys(message: dict[str, Any]) -> list[Any]:
+        return [(name, key(v)) for name, v in sorted(message.items()) if name != "content"]
+
+    blocks, others = first["content"], second["content"]
+    if type(first["role"]) is not str or keys(first) != keys(second) or \
+            any(v is None for _, v in keys(first)) or type(blocks) is not type(others):
+        return False
+    if isinstance(blocks, str):
+        return blocks == others
+    return type(blocks) is list and len(blocks) == len(others) and all(
+        a is b or block_key(a) == block_key(b) is not None
+        for a, b in zip(blocks, others, strict=True))
+
+
+@pytest.mark.parametrize(("first", "second"), [*PAIRS, *MESSAGE_PAIRS])
+def test_same_content_is_the_comparison_of_keys(first, second) -> None:
+    """Field by field, values shared by a marked copy not keyed: as the messages' keys."""
+    for other in (second, {**second, "content": [
+            dict(b, cache_control={"type": "ephemeral"}) if isinstance(b, dict) else b
+            for b in as_blocks(second["content"])]}):
+        assert same_content(first, other) == _same_by_keys(first, other)
+        assert not same_content(first, other) or same_text(first, other)
 
 
 def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:

@@ -127,7 +127,7 @@ def build_custom(spec: str, options: dict[str, Any]) -> None:
 def check_layer_options(stage: int, options: dict[str, Any]) -> None:
     """Build the layer once, so a stage that does not load or a wrong ``--set`` is one clear
     line before any work."""
-    from ..runner import load_stage
+    from ..workbook.layout import load_stage
 
     try:
         layer = load_stage(stage).make_layer(**options)

@@ -7,21 +7,17 @@ lines of every file given are grouped by session (``replay.group``): a session's
 and its sidechains are replayed as one tree, each recorded usage billed once. Sessions are
 independent, so ``--jobs N`` reads the files and replays the sessions in N processes, which
 send back only what they found (a file's threads, a session's reports); the progress bar
-counts each as it is done, and the reports come out in the same order, the same to the byte.
-A file that cannot be replayed is reported in one line and the others go on; the exit status
-is 2 only when nothing could be replayed.
+counts each as it is done, and the reports come out in the same order, the same to the byte
+(``replay_jobs``). A file that cannot be replayed is reported in one line and the others go
+on; the exit status is 2 only when nothing could be replayed.
 """
 
 from __future__ import annotations
 
 import argparse
-import multiprocessing
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
-from contextlib import AbstractContextManager, nullcontext
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.markup import escape
@@ -32,11 +28,8 @@ from ..replay.discover import DiscoveryError, display_name, find_logs
 from ..replay.group import Member, Tree, assemble, scan
 from ..replay.lines import MAX_BYTES
 from ..replay.tree import TreeReport, replay_tree
-from ..replay.treeview import overview
-from ..replay.view import report_view
-from ..tokens import encoding
-from ..view import progress
 from ..workbook.layout import STAGES, impl_root
+from . import replay_jobs as jobs
 from .common import (
     UserError,
     add_layer_options,
@@ -128,15 +121,17 @@ def run(args: argparse.Namespace) -> int:
     reports: list[TreeReport] = []
     replay = {"whole_file": args.whole_file, "model": args.model, "window": args.window,
               "options": options, "layer": args.layer}
-    with _pool(args.jobs, len(files)) as pool:
-        scans = _in_order(pool, partial(scan, max_bytes=args.max_bytes), files, _size)
-        trees, unread = assemble(_shown(scans, "reading", len(files), errors), args.max_bytes)
+    with jobs.processes(args.jobs, len(files)) as pool:
+        scans = jobs.in_order(pool, partial(scan, max_bytes=args.max_bytes), files,
+                              jobs.file_size)
+        trees, unread = assemble(jobs.shown(scans, "reading", len(files), errors),
+                                 args.max_bytes)
         for path, why in unread:
             skipped(path, why)
         one = partial(_replay, stage=stage, roots=args.paths, replay=replay)
         try:
-            for done, bad in _shown(_in_order(pool, one, trees, _bytes), "replaying",
-                                    len(trees), errors):
+            for done, bad in jobs.shown(jobs.in_order(pool, one, trees, jobs.tree_bytes),
+                                        "replaying", len(trees), errors):
                 reports += done
                 for member, why in bad:
                     skipped(member.paths[0], why)
@@ -151,78 +146,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 Replayed = tuple[list[TreeReport], list[tuple[Member, str]]]
-T = TypeVar("T")
-R = TypeVar("R")
-
-
-def _pool(jobs: int, files: int) -> AbstractContextManager[ProcessPoolExecutor | None]:
-    """``jobs`` processes for the reading and the replays (none for one job or one file),
-    forked (whatever the platform's default), so they start at once with what this one has
-    loaded: its choice of implementation, the stage's modules, and, loaded here first, the
-    tokenizer every replay needs."""
-    if jobs == 1 or files < 2:
-        return nullcontext()
-    if "fork" not in multiprocessing.get_all_start_methods():
-        raise UserError("--jobs needs processes forked from this one (Linux, macOS, WSL); "
-                        "replay with --jobs 1 here")
-    encoding()
-    return ProcessPoolExecutor(min(jobs, files), mp_context=multiprocessing.get_context("fork"))
-
-
-def _in_order(pool: Executor | None, work: Callable[[T], R], items: Sequence[T],
-              cost: Callable[[T], int]) -> Iterator[list[R]]:
-    """``work`` of each item, in the order given, as one batch each time an item is done: here
-    (a batch of one), or in ``pool`` with the costliest items handed out first (now, so the
-    processes fork before a progress bar starts its thread), so that a long one does not
-    start last and keep one process busy alone."""
-    if pool is None or len(items) < 2:
-        return ([work(item)] for item in items)
-    futures = {i: pool.submit(work, items[i])
-               for i in sorted(range(len(items)), key=lambda i: -cost(items[i]))}
-    return _results([futures[i] for i in range(len(items))])
-
-
-def _results(futures: list[Future[R]]) -> Iterator[list[R]]:
-    """As each future is done, the results that are now next in order (none while an earlier
-    one runs; an error is raised in its turn); on an error, or when the caller stops early,
-    what has not started is cancelled."""
-    place = {future: i for i, future in enumerate(futures)}
-    done: set[int] = set()
-    next_up = 0
-    try:
-        for future in as_completed(futures):
-            done.add(place[future])
-            ready = []
-            while next_up in done and not (ready and futures[next_up].exception()):
-                ready.append(futures[next_up].result())
-                next_up += 1
-            yield ready
-        for future in futures[next_up:]:  # an error held back until what came before it
-            future.result()
-    finally:
-        for future in futures:
-            future.cancel()
-
-
-def _shown(batches: Iterable[list[R]], description: str, total: int, console: Console
-           ) -> Iterator[R]:
-    """The results of ``batches`` one by one, a progress bar counting each item when it is
-    done (not when its turn in the output comes)."""
-    for batch in progress(batches, description, total=total, console=console):
-        yield from batch
-
-
-def _size(path: Path) -> int:
-    """The size of a file (0 when it cannot be read: ``scan`` says why)."""
-    try:
-        return path.stat().st_size
-    except OSError:
-        return 0
-
-
-def _bytes(tree: Tree) -> int:
-    """The size on disk of a tree's files: how long its replay takes, roughly."""
-    return sum(_size(path) for member in tree.members for path in member.paths)
 
 
 def _replay(tree: Tree, *, stage: int | None, roots: list[Path],
@@ -232,7 +155,11 @@ def _replay(tree: Tree, *, stage: int | None, roots: list[Path],
 
 
 def _view(reports: list[TreeReport]) -> RenderableType:
-    """One log in full (saying which tree it is part of), several as a table of trees."""
+    """One log in full (saying which tree it is part of), several as a table of trees (the
+    views are loaded here: ``--json`` never needs them)."""
+    from ..replay.treeview import overview
+    from ..replay.view import report_view
+
     if len(reports) > 1 or reports[0].sidechains:
         return overview(reports)
     only = reports[0].root

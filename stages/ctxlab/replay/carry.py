@@ -14,10 +14,11 @@ from itertools import compress
 from typing import Any
 
 from ctxlab.kinds import PATH_FIELDS as PATH_KEYS
+from ctxlab.marks import same_content
 from ctxlab.tokens import block_text
 
 from .blocks import as_blocks
-from .measure import canonical, same_but_marks
+from .measure import canonical
 
 Message = dict[str, Any]
 HEAD = 80
@@ -64,7 +65,7 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
     to none of the messages new in ``after``.
 
     What only one side holds is found at C speed, and a message of ``before`` whose place in
-    ``after`` went to a new one that differs only in its marks (``same_but_marks``) is held
+    ``after`` went to a new one that differs only in its marks (``marks.same_content``) is held
     without writing either as text, and so is one whose strings no new message has: a batch
     costs what it replaced, not the history."""
     before_ids, after_ids = set(map(id, before)), set(map(id, after))
@@ -72,7 +73,7 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
     gone = [(i, m) for i, m in compress(enumerate(before),
                                         map(gone_ids.__contains__, map(id, before)))
             if not (i < len(after) and id(after[i]) in fresh_ids and
-                    same_but_marks(m, after[i]))]
+                    same_content(m, after[i]))]
     if not gone or not fresh_ids:
         return [m for _, m in gone]
     fresh = list(compress(after, map(fresh_ids.__contains__, map(id, after))))

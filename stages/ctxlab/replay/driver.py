@@ -21,6 +21,7 @@ import anthropic
 from anthropic.types import Usage
 
 from ctxlab.loss import CHECKSUMS
+from ctxlab.permessage import ByObject
 from ctxlab.session import ContextLayer
 
 from .bill import Bill
@@ -57,7 +58,8 @@ class Replay:
         self.clock = 0.0
         self.sent: Messages | None = None
         self.offered = 0  # reference tokens of the history handed to ``prepare``
-        self.sizes = {"live": Sizer(), "offered": Sizer(), "original": Sizer()}
+        known = ByObject()  # the history offered and the one kept hold mostly the same objects
+        self.sizes = {"live": Sizer(known), "offered": Sizer(known), "original": Sizer()}
         self.checker = Checker(model=self.session.model, book=self.book)
 
     def run(self) -> ReplayReport:

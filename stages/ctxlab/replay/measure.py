@@ -24,8 +24,8 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any
 
+from ctxlab.marks import same_content
 from ctxlab.permessage import ByObject, identical_prefix
-from ctxlab.sim import content
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -72,47 +72,70 @@ def _counted(message: Message) -> tuple[int, int, bool]:
 
 class Sizer:
     """``count_messages`` for a history that changes a little between requests: each message
-    object is counted once, when it first appears. What is left per request runs at C speed:
-    finding the messages a layer replaced (other objects at the same places), and two sums
-    of per-message counts. Messages are matched by identity, not by equality: ``1`` and
-    ``true`` are equal to Python but not the same text to a tokenizer."""
+    object is counted once, when it first appears (``known``, which sizers of histories
+    holding the same objects may share), and the totals are running sums that a request
+    moves by what it changed. What is left per request runs at C speed: finding the
+    messages a layer replaced (other objects at the same places). Messages are matched by
+    identity, not by equality: ``1`` and ``true`` are equal to Python but not the same text
+    to a tokenizer."""
 
-    def __init__(self) -> None:
+    def __init__(self, known: ByObject | None = None) -> None:
         self.messages: list[Message] = []
         self.full: list[int] = []  # per message: its tokens, thinking included
         self.thinking: list[int] = []  # per message: the thinking tokens among them
         self.starts: list[bool] = []  # per message: whether it starts a turn
         self.start = 0  # the last message starting a turn (``_turn_start``)
-        self.total = 0  # ``count_messages(messages)``
-        self.known = ByObject()  # each message object counted once
+        self.whole = 0  # ``sum(self.full)``
+        self.dropped = 0  # ``sum(self.thinking[:self.start])``: thinking of earlier turns
+        self.known = ByObject() if known is None else known  # each message object counted once
+
+    @property
+    def total(self) -> int:
+        """``count_messages(messages)`` of the history last counted."""
+        return self.whole - self.dropped
 
     def _update(self, messages: list[Message]) -> None:
-        old = self.messages
+        old, size = self.messages, len(messages)
         replaced = list(compress(count(), map(is_not, messages, old)))  # at C speed
-        if not replaced and len(old) == len(messages):
+        if not replaced and len(old) == size:
             return
-        for kept in (self.full, self.thinking, self.starts):
-            del kept[len(messages):]
+        full, thinking, starts, start = self.full, self.thinking, self.starts, self.start
+        if size < len(full):
+            self.whole -= sum(full[size:])
+            del full[size:], thinking[size:], starts[size:]
         for i in replaced:
-            self.full[i], self.thinking[i], self.starts[i] = self.known.get(messages[i],
-                                                                            _counted)
-        for message in messages[len(self.full):]:
-            full, thinking, starts = self.known.get(message, _counted)
-            self.full.append(full)
-            self.thinking.append(thinking)
-            self.starts.append(starts)
+            tokens, thought, starts[i] = self.known.get(messages[i], _counted)
+            self.whole += tokens - full[i]
+            if i < start:
+                self.dropped += thought - thinking[i]
+            full[i], thinking[i] = tokens, thought
+        kept = len(full)
+        for message in messages[kept:]:
+            tokens, thought, starting = self.known.get(message, _counted)
+            self.whole += tokens
+            full.append(tokens)
+            thinking.append(thought)
+            starts.append(starting)
         self.known.forget(messages)
         self.messages = list(messages)
-        starts = self.starts[::-1]
-        self.start = len(starts) - 1 - starts.index(True) if True in starts else 0
-        self.total = sum(self.full) - sum(self.thinking[:self.start])
+        if start < size and starts[start]:  # the turn still starts there, or later
+            later = [i for i in replaced if i > start and starts[i]]
+            fresh = starts[kept:]
+            if True in fresh:
+                later.append(size - 1 - fresh[::-1].index(True))
+            if later:
+                self.start = max(later)
+                self.dropped += sum(thinking[start:self.start])
+        else:  # its message replaced or cut: look again
+            self.start = size - 1 - starts[::-1].index(True) if True in starts else 0
+            self.dropped = sum(thinking[:self.start])
 
     def count(self, messages: list[Message], end: int | None = None) -> int:
         """``count_messages(messages, end)``."""
         self._update(messages)
         if end is None or end >= len(messages):
             return self.total
-        return sum(self.full[:end]) - sum(self.thinking[:min(self.start, end)])
+        return self.total - sum(self.full[end:]) + sum(self.thinking[end:self.start])
 
 
 def usage_total(usage: dict[str, Any]) -> int:
@@ -128,35 +151,10 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
-def _same_block(first: Any, second: Any) -> bool:
-    """``content.block_key(first) == content.block_key(second) is not None``, field by field:
-    a copy that only moved a mark shares its other values, which are then not keyed, and a
-    value Python finds unequal (a cleared result) is not keyed either (False, at worst for
-    a NaN, only sends the caller the long way)."""
-    if first is second:
-        return True
-    if type(first) is not dict or type(second) is not dict:
-        return False
-    names = [name for name in first if name != "cache_control"]
-    return names == [name for name in second if name != "cache_control"] and all(
-        first[n] is second[n] or first[n] == second[n] and
-        content.key(first[n]) == content.key(second[n]) is not None for n in names)
-
-
-def same_but_marks(first: Message, second: Message) -> bool:
-    """Whether two messages are the same but for their cache marks, told at a glance: one
-    role, and blocks pairwise the same objects or with the same content key but for
-    ``cache_control`` (``sim.content``: JSON's types kept apart, so the same text and the
-    same tokens). False only says the glance could not tell."""
-    firsts, seconds = as_blocks(first["content"]), as_blocks(second["content"])
-    return type(first["role"]) is str and first["role"] == second["role"] and \
-        len(firsts) == len(seconds) and all(map(_same_block, firsts, seconds))
-
-
 def same_text(first: Message, second: Message) -> bool:
     """``canonical(first) == canonical(second)``, at a glance where it can
-    (``same_but_marks``); any other pair is compared as text."""
-    return same_but_marks(first, second) or canonical(first) == canonical(second)
+    (``marks.same_content``); any other pair is compared as text."""
+    return same_content(first, second) or canonical(first) == canonical(second)
 
 
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ctxlab import custom, models, startup
-from ctxlab.runner import load_stage
 from ctxlab.tools.durability import disposable
+from ctxlab.workbook.layout import load_stage
 
 from .driver import Replay
 from .lines import MAX_BYTES

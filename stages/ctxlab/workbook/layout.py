@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 IMPLS = ("solutions", "stages")
 
@@ -41,6 +43,11 @@ def stage(number: int) -> Stage:
         if s.number == number:
             return s
     raise ValueError(f"unknown stage {number}; stages are 1–{len(STAGES)}")
+
+
+def load_stage(number: int) -> ModuleType:
+    """Import stage ``number``'s package (reference or workbook, per ``ctxlab.use``)."""
+    return importlib.import_module(stage(number).package)
 
 
 def repo_root() -> Path:
