@@ -71,8 +71,8 @@ class Settled:
                 out[index], by_message[index] = copy, kept
             decisions = {ident: text for index in sorted(by_message)
                          for ident, text in by_message[index].items()}
-        settled.update((ident, index) for ident, index in looked.items()
-                       if ident not in decisions)
+        settled.update((ident, looked[ident])  # the results new to it that it left
+                       for ident in looked.keys() - settled.keys() - decisions.keys())
         self.settled, self.seen, self.given = settled, seen, list(messages)
         self.waiting = {index: (out[index], kept) for index, kept in by_message.items()}
         return out, decisions
@@ -97,8 +97,8 @@ def _kept(waiting: Waiting, looked: dict[str, int], settled: dict[str, int]) -> 
     """The messages of ``waiting`` that are as they were: every result they would clear is
     still looked at (``looked``: not cleared, not exempt, not among the newest), and every
     result looked at in them was looked at before (left, ``settled``, or to clear)."""
-    fresh = {index for ident, index in looked.items()
-             if ident not in settled and ident not in waiting.get(index, ((), {}))[1]}
+    known = settled.keys() | {ident for _, kept in waiting.values() for ident in kept}
+    fresh = {looked[ident] for ident in looked.keys() - known}
     return {index: w for index, w in waiting.items() if index not in fresh
             and all(looked.get(ident) == index for ident in w[1])}
 
