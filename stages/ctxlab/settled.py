@@ -62,6 +62,10 @@ class Settled:
         out, decisions = self.full(messages, tool_names, keep, terms=terms, saved_at=saved_at,
                                    cleared=cleared, exempt=skipped, after=after,
                                    located=located)
+        if not decisions.keys() <= looked.keys():  # a look that clears what ``old_results``
+            # does not name (a learner's own rule): its plain answer, nothing remembered
+            return self.full(messages, tool_names, keep, terms=terms, saved_at=saved_at,
+                             cleared=cleared, exempt=exempt, after=after, located=located)
         by_message: dict[int, dict[str, str]] = {}
         for ident, text in decisions.items():
             by_message.setdefault(looked[ident], {})[ident] = text

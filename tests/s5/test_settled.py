@@ -133,3 +133,24 @@ def test_the_results_it_would_clear_are_not_looked_at_again_while_they_wait() ->
     assert list(decisions) == [f"toolu_{n}" for n in range(5)]
     assert tools.looked == 1  # toolu_4, old since this turn
     assert all(out[i] is first[0][i] for i in range(2, 9, 2))  # last turn's copies
+
+
+def test_a_look_with_its_own_rule_gets_its_own_answer() -> None:
+    """A learner's microcompact may clear results ``old_results`` does not name (here: the
+    newest too, ``keep`` ignored): the memory then hands back that function's plain answer,
+    turn after turn, instead of failing or merging what it cannot vouch for."""
+    def clear_all(messages: Messages, tool_names: Any, keep: int, **kwargs: Any,
+                  ) -> tuple[Messages, dict[str, str]]:
+        return microcompact(messages, tool_names, 0, **kwargs)
+
+    rng = random.Random(1)
+    history: Messages = [{"role": "user", "content": "the task"}]
+    names: dict[str, str] = {}
+    settled = Settled(clear_all, old_results)
+    for _ in range(12):
+        rounds = _round(len(history), rng)
+        names.update((use["id"], use["name"]) for use in rounds[0]["content"])
+        history = history + rounds + [{"role": "assistant", "content": "noted"},
+                                      {"role": "user", "content": "go on"}]
+        args = {"located": located_results(history), "saved_at": _saved_at}
+        assert settled(history, names, 2, **args) == clear_all(history, names, 2, **args)
