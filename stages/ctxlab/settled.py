@@ -16,8 +16,9 @@ results new to it.
 What keeps a verdict: the message holding the result is the one of last call's history at
 its place (the same or an equal message: its text is as it was), the same ``terms`` and notes.
 A call's tool and its saved place follow from the call itself and never change. A message a
-batch replaced has its results looked at again; new terms or notes, a history cut short (a
-summary) and every result is looked at again once.
+batch replaced has its results looked at again; after new terms or notes, or a history cut
+short (a summary), every result is looked at again once. A microcompact that clears a result
+``old_results`` does not name (a learner's own rule) gets its plain answer, nothing kept.
 """
 
 from __future__ import annotations
