@@ -17,7 +17,7 @@ Messages = list[dict[str, Any]]
 
 
 class Applied(Protocol):
-    """What ``prepare`` worked on this turn (``incremental.Prepared``)."""
+    """What ``prepare`` worked on this turn (``prepared.Prepared``)."""
 
     applied: Messages
 

@@ -129,7 +129,7 @@ class BandClearing(HistoryReads):
         agent read back since its last change are kept too (``recovered``)."""
         cleared = self._cleared(session)
         results = self.results(messages)
-        if set(results[:max(0, len(results) - self.keep[2])]) <= set(cleared):
+        if set(cleared).issuperset(results[:max(0, len(results) - self.keep[2])]):
             return messages, {}  # every older result is cleared already: nothing to look at
         keep = self.keep[2] + len(self._fetched_again(messages, cleared))
         uses, reads = self.uses(messages), dict(self.saved(messages))
@@ -175,7 +175,7 @@ def _decisions(chosen: Chosen | None) -> dict[str, str]:
 def _replies(messages: Messages) -> int:
     """The requests answered so far, read from the history (so a resumed session counts the
     same): the estimate of those still to come (§6.5)."""
-    return sum(m["role"] == "assistant" for m in messages)
+    return [m["role"] for m in messages].count("assistant")
 
 
 def _saved_at(tool_use_id: str) -> str | None:

@@ -18,7 +18,8 @@ from s5_pipeline import Pipeline, estimate_tokens, mark_newest
 from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 
-from ctxlab.incremental import Prepared, incremental
+from ctxlab.incremental import incremental
+from ctxlab.prepared import Prepared
 from ctxlab.session import Session
 from ctxlab.sim import Simulator, make_client
 from ctxlab.tools import definitions

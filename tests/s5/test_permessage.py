@@ -4,6 +4,7 @@ function on the whole history, and by counting the messages actually read, never
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +14,8 @@ from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 from s5_pipeline.reads import calls, found_terms
 
-from ctxlab.incremental import Prepared
 from ctxlab.permessage import PerMessage, identical_prefix
+from ctxlab.prepared import Prepared
 
 Messages = list[dict[str, Any]]
 
@@ -285,3 +286,30 @@ def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
         seen = counted.read.seen
         assert texts.reinject(history) == plain.reinject(history), step
         assert edit != 0 or step == 0 or counted.read.seen - seen <= 8, step
+
+
+def test_a_copy_waiting_for_its_batch_is_estimated_once(tmp_path: Path) -> None:
+    """The copies a batch would send (the band's look keeps them while they wait, turn after
+    turn) are estimated once per copy, not once per turn: seeded turns of new rounds and
+    copies, each estimate equal to the full one."""
+    shares: list[int] = []
+
+    def share(message: dict[str, Any]) -> float:
+        shares.append(id(message))
+        return message_tokens(message)
+
+    rng = random.Random(5)
+    prepared = Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
+                        share=share, total=request_tokens)
+    ledger, copies = Ledger(tmp_path), {}
+    for rounds in range(3, 40):
+        applied = prepared.apply(_history(rounds)[:2 * rounds - rng.randrange(2)], ledger)
+        index = rng.randrange(2, len(applied), 2)
+        copies.setdefault(index, dict(applied[index], content=[
+            dict(applied[index]["content"][0], content=f"[cleared {index}]")]))
+        waiting = [copies[i] for i in sorted(copies) if i < len(applied)]
+        del shares[:]
+        assert prepared.estimate(waiting) == estimate_tokens(waiting)
+        after = [copies.get(i, m) for i, m in enumerate(applied)]
+        assert prepared.estimate(after) == estimate_tokens(after)
+        assert len(shares) <= 1  # only this turn's new copy

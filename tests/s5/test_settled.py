@@ -26,18 +26,18 @@ class _Tools(dict):
 
 
 def _round(n: int, rng: random.Random) -> Messages:
-    """A call and its result: short (shorter than any placeholder: it stays), of a few
-    lines (cleared or not, as the lines its placeholder keeps for ``terms`` are many or
-    few) or long."""
-    size = rng.choice([1, 1, 5, 30])
-    return [{"role": "assistant", "content": [
-                {"type": "tool_use", "id": f"toolu_{n}", "name": rng.choice(
-                    ["read_file", "run_command", "edit_file", "mcp_tool"]),
-                 "input": {"n": n}}]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"toolu_{n}",
-                 "content": "".join(f"line {i} of {n}{' owner' * (i == 0)}{' part' * (i % 2)}\n"
-                                    for i in range(size))}]}]
+    """A round of one call and its result, or now and then two (one message holding both
+    results): each short (shorter than any placeholder: it stays), of a few lines (cleared or
+    not, as the lines its placeholder keeps for ``terms`` are many or few) or long."""
+    calls = [f"toolu_{n}"] + ([f"toolu_{n}b"] if rng.random() < 0.3 else [])
+    uses, results = [], []
+    for ident in calls:
+        size = rng.choice([1, 1, 5, 30])
+        uses.append({"type": "tool_use", "id": ident, "name": rng.choice(
+            ["read_file", "run_command", "edit_file", "mcp_tool"]), "input": {"n": ident}})
+        results.append({"type": "tool_result", "tool_use_id": ident, "content": "".join(
+            f"line {i} of {n}{' owner' * (i == 0)}{' part' * (i % 2)}\n" for i in range(size))})
+    return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]
 
 
 def _saved_at(ident: str) -> str:
@@ -60,7 +60,7 @@ def test_the_remembered_look_is_the_plain_one_and_looks_at_less() -> None:
         edit = rng.randrange(20)  # mostly new rounds, now and then something else
         if edit <= 13:
             rounds = _round(len(history), rng)
-            names[rounds[0]["content"][0]["id"]] = rounds[0]["content"][0]["name"]
+            names.update((use["id"], use["name"]) for use in rounds[0]["content"])
             history = history + rounds
         elif edit in (14, 15):  # a batch: what the look decided, frozen
             after, decided = microcompact(history, names, 2, cleared=cleared, terms=terms,
@@ -77,13 +77,17 @@ def test_the_remembered_look_is_the_plain_one_and_looks_at_less() -> None:
             i = rng.randrange(2, len(history), 2)
             block = history[i]["content"][0]
             history = history[:i] + [dict(history[i], content=[
-                dict(block, content=f"rewritten {step}\n" * 20)])] + history[i + 1:]
-        exempt = [f"toolu_{rng.randrange(1, len(history) + 1)}"] if step % 5 == 0 else []
+                dict(block, content=f"rewritten {step}\n" * 20), *history[i]["content"][1:]])
+                ] + history[i + 1:]
+        exempt = [rng.choice(sorted(names))] if step % 5 == 0 and names else []
+        keep = rng.choice([2, 2, 2, 1, 3])  # a fetch again keeps one more
         args = {"terms": terms, "cleared": cleared, "exempt": exempt, "after": notes,
                 "located": located_results(history), "saved_at": _saved_at}
         plain_tools, remembered_tools = _Tools(names), _Tools(names)
-        expected = microcompact(history, plain_tools, 2, **args)
-        assert settled(history, remembered_tools, 2, **args) == expected, step
+        expected = microcompact(history, plain_tools, keep, **args)
+        answer = settled(history, remembered_tools, keep, **args)
+        assert answer == expected, step
+        assert list(answer[1].items()) == list(expected[1].items()), step  # in its order
         plain_looked += plain_tools.looked
         remembered_looked += remembered_tools.looked
     assert remembered_looked < plain_looked / 2
@@ -105,3 +109,48 @@ def test_a_result_left_for_its_note_is_looked_at_again_when_the_note_goes() -> N
         expected = microcompact(history, names, **args)
         assert settled(history, names, **args) == expected
     assert "toolu_1" in expected[1]  # without the note it is cleared
+
+
+def test_the_results_it_would_clear_are_not_looked_at_again_while_they_wait() -> None:
+    """Results the look would clear, waiting for a batch that repays, are taken from last
+    turn (their new texts and their message's copy): a turn with one new round looks only at
+    the result that became old, and its answer is the plain one, the waiting copies reused."""
+    history: Messages = [{"role": "user", "content": "the task"}]
+    names: dict[str, str] = {}
+    for n in range(6):
+        history += [{"role": "assistant", "content": [
+                        {"type": "tool_use", "id": f"toolu_{n}", "name": "run_command",
+                         "input": {"n": n}}]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": f"toolu_{n}",
+                         "content": f"output {n}\n" * 40}]}]
+        names[f"toolu_{n}"] = "run_command"
+    settled = Settled(microcompact, old_results)
+    first = settled(history[:-2], _Tools(names), 1, located=located_results(history[:-2]))
+    tools = _Tools(names)
+    out, decisions = settled(history, tools, 1, located=located_results(history))
+    assert (out, decisions) == microcompact(history, names, 1)
+    assert list(decisions) == [f"toolu_{n}" for n in range(5)]
+    assert tools.looked == 1  # toolu_4, old since this turn
+    assert all(out[i] is first[0][i] for i in range(2, 9, 2))  # last turn's copies
+
+
+def test_a_look_with_its_own_rule_gets_its_own_answer() -> None:
+    """A learner's microcompact may clear results ``old_results`` does not name (here: the
+    newest too, ``keep`` ignored): the memory then hands back that function's plain answer,
+    turn after turn, instead of failing or merging what it cannot vouch for."""
+    def clear_all(messages: Messages, tool_names: Any, keep: int, **kwargs: Any,
+                  ) -> tuple[Messages, dict[str, str]]:
+        return microcompact(messages, tool_names, 0, **kwargs)
+
+    rng = random.Random(1)
+    history: Messages = [{"role": "user", "content": "the task"}]
+    names: dict[str, str] = {}
+    settled = Settled(clear_all, old_results)
+    for _ in range(12):
+        rounds = _round(len(history), rng)
+        names.update((use["id"], use["name"]) for use in rounds[0]["content"])
+        history = history + rounds + [{"role": "assistant", "content": "noted"},
+                                      {"role": "user", "content": "go on"}]
+        args = {"located": located_results(history), "saved_at": _saved_at}
+        assert settled(history, names, 2, **args) == clear_all(history, names, 2, **args)
