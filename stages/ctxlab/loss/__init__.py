@@ -19,13 +19,14 @@ image one status:
 as the ``Tracker`` saw them. The runner feeds a ``Tracker`` (``RunResult.loss``); tests and
 notebooks can call ``manifest`` directly on any original/final pair.
 
-Modules, in reading order: ``view`` (what a history shows, and what only a summary carries),
+Modules, in reading order: ``checksums`` and ``offloads`` (offloaded files and their
+checksums), ``view`` (what a history shows, and what only a summary carries),
 ``manifest`` (the statuses), ``tracker`` (the original history and the reasons). The lab bench
 never imports a stage: the folder names are the stages' conventions, which the simulated agent
 relies on as well.
 """
 
-from .checksums import CHECKSUMS, verify, write_offloaded
+from .checksums import CHECKSUMS, verify
 from .manifest import (
     IN_CONTEXT,
     IN_SUMMARY,
@@ -40,11 +41,13 @@ from .manifest import (
     manifest,
     user_texts,
 )
+from .offloads import OffloadBatch, offload_batch, write_offloaded
 from .tracker import UNREPORTED, Tracker
 from .view import View, result_text, summary_core
 
 __all__ = [
     "CHECKSUMS", "IN_CONTEXT", "IN_SUMMARY", "KINDS", "NOWHERE", "OFFLOAD_DIR", "ON_DISK",
-    "STATUSES", "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "Tracker", "View", "manifest",
-    "result_text", "summary_core", "user_texts", "verify", "write_offloaded",
+    "STATUSES", "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "OffloadBatch", "Tracker",
+    "View", "manifest", "offload_batch", "result_text", "summary_core", "user_texts", "verify",
+    "write_offloaded",
 ]

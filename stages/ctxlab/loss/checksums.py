@@ -1,11 +1,10 @@
 """Offloaded files and their checksums: a file the manifest counts on must still be the one
 written (§7.4).
 
-``write_offloaded`` is the bench's writer for stage 3's offload store: the bytes go to disk
-through ``ctxlab.tools.safe_path.create_once`` (crash-safe, exclusive, the first complete write
-of a name wins, never through a link), and the SHA-256 of what this call stored is appended to
-``.ctxlab-session/offloaded.jsonl``. ``verify`` compares every recorded file with its checksum:
-a missing, changed or linked file is a loss, reported by the manifest and by ``--resume``.
+The writer (``ctxlab.loss.offloads.write_offloaded``) appends the SHA-256 of every file it
+stores to ``.ctxlab-session/offloaded.jsonl``. ``verify`` compares every recorded file with its
+checksum: a missing, changed or linked file is a loss, reported by the manifest and by
+``--resume``.
 """
 
 from __future__ import annotations
@@ -13,20 +12,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ..telemetry import append_jsonl, read_records
+from ..telemetry import read_records
 from ..tools import safe_path
 
 CHECKSUMS = Path(".ctxlab-session") / "offloaded.jsonl"
-
-
-def write_offloaded(root: Path, relative: Path, text: str) -> Path:
-    """Store ``text`` (UTF-8) as ``root/relative`` once, recording its checksum; the path."""
-    data = text.encode("utf-8")
-    if safe_path.create_once(root / relative, data, root=root):
-        append_jsonl(root / CHECKSUMS, [{"path": relative.as_posix(), "bytes": len(data),
-                                         "sha256": hashlib.sha256(data).hexdigest()}],
-                     ensure_ascii=True, root=root)
-    return root / relative
 
 
 def recorded(root: Path) -> dict[str, str]:

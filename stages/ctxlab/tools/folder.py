@@ -62,7 +62,8 @@ class Folder:
             raise
 
     def create_once(self, name: str, data: bytes) -> bool:
-        """``safe_path.create_once`` of the file ``name`` in this folder."""
+        """``safe_path.create_once`` of the file ``name`` in this folder, but for the
+        folder's fsync: the link is on disk after ``sync()`` (one for many links)."""
         shown = self._shown(name)
         try:
             return safe_path.create_once_in(self.fd, name, data, shown,
@@ -70,6 +71,14 @@ class Folder:
         except FileNotFoundError:
             self._check_there(shown)
             raise
+
+    def sync(self) -> None:
+        """fsync the folder itself, so that the links made in it are on disk (skipped in a
+        ``durability.disposable`` folder)."""
+        if self.closed:
+            raise ValueError(f"{self.path} is closed: nothing can be synced in it")
+        if must_sync(self.path):
+            os.fsync(self.fd)
 
     def _shown(self, name: str) -> str:
         """The path of ``name`` in this folder; refused unless a plain name, and once

@@ -39,9 +39,10 @@ class UnsafePathError(ToolError, ValueError):
     """A write refused because the path holds a link or is not a plain file."""
 
 
-def _components(path: str | os.PathLike[str], root: Path | None) -> tuple[str, list[str]]:
+def _components(path: str | os.PathLike[str], root: Path | None, *,
+                folder: bool = False) -> tuple[str, list[str]]:
     """The trusted folder to start from and the names below it, ``..`` refused (string
-    work only: this runs on every write)."""
+    work only: this runs on every write); none only for a ``folder`` (the root itself)."""
     target = os.fspath(path)
     parts = [p for p in target.split(os.sep) if p and p != "."]
     if root is not None:
@@ -53,7 +54,7 @@ def _components(path: str | os.PathLike[str], root: Path | None) -> tuple[str, l
             parts = parts[len(base):]
     else:
         start = os.sep if target.startswith(os.sep) else "."
-    if ".." in parts or not parts:
+    if ".." in parts or not (parts or folder):
         raise UnsafePathError(f"refusing to write {target}: not a file path below {start}")
     return start, parts
 
@@ -118,7 +119,7 @@ def reach(path: str | os.PathLike[str], *, root: Path | None = None,
           create: bool = True) -> int:
     """A descriptor of the folder ``path`` itself, reached without following any link
     (created when missing and ``create``); the caller closes it (``ctxlab.tools.folder``)."""
-    start, parts = _components(path, root)
+    start, parts = _components(path, root, folder=True)
     return _walk(start, parts, PurePath(), create)
 
 
@@ -198,14 +199,21 @@ def create_once(path: str | os.PathLike[str], data: bytes, *,
     The bytes go to a private temporary file beside it, are fsync'd, then hard-linked to the
     name: the link fails when the name exists, so the first complete write wins and a crash
     never leaves a half-written file under the name. Returns whether this call stored it.
-    In a ``durability.disposable`` folder the same steps run without the fsyncs.
+    The folder is fsync'd last, so the link is on disk when it returns. In a
+    ``durability.disposable`` folder the same steps run without the fsyncs.
     """
+    sync = must_sync(path)
     with parent_fd(path, root=root) as (folder, name):
-        return create_once_in(folder, name, data, str(path), sync=must_sync(path))
+        stored = create_once_in(folder, name, data, str(path), sync=sync)
+        if sync:
+            os.fsync(folder)
+        return stored
 
 
 def create_once_in(folder: int, name: str, data: bytes, shown: str, *, sync: bool) -> bool:
-    """``create_once`` of the file ``name`` in the folder descriptor ``folder``."""
+    """``create_once`` of the file ``name`` in the folder descriptor ``folder``, without the
+    folder's fsync: the caller fsyncs the folder once its links must be on disk (after one
+    link, or after a batch of them, ``ctxlab.loss.offloads``)."""
     temporary = f".{name}.{secrets.token_hex(6)}.part"
     fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FILE, 0o644,
                  dir_fd=folder)
@@ -230,8 +238,6 @@ def create_once_in(folder: int, name: str, data: bytes, shown: str, *, sync: boo
             raise _refuse(PurePath(shown), _kind(folder, name))
         if info.st_nlink > 1:
             raise _refuse(PurePath(shown), f"a file with {info.st_nlink} hard links")
-    if sync:
-        os.fsync(folder)
     return stored
 
 
