@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     selection = FINDER.selection  # a command may switch implementation: only for its own run
     try:
-        with rot, startup.settled(release=argv is not None):
+        with rot, startup.set_aside(release=argv is not None):
             return int(args.run(args) or 0)
     except (UserError, OSError, jail.Unavailable) as error:  # a jail CI requires is missing
         if args.debug:

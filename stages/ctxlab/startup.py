@@ -5,7 +5,7 @@ as the process. The collector can free none of them, yet it walks them all: in t
 collections their own loading sets off (about a tenth of the start-up), in those a long replay
 sets off (about 0.15 s each), and once more when the process exits (about 0.3 s). So a command
 loads its modules with the collector held back (``loading``), then sets everything alive aside
-for the rest of its run (``settled``: ``gc.freeze``); what the command makes afterwards is
+for the rest of its run (``set_aside``: ``gc.freeze``); what the command makes afterwards is
 collected as before. Processes forked from it (``ctxlab replay --jobs``) inherit the setting
 aside, so their collections do not touch those objects, nor copy their memory by doing so.
 """
@@ -16,7 +16,7 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_settled = [0]  # how many ``settled`` blocks are open
+_open = [0]  # how many ``set_aside`` blocks are open
 
 
 @contextmanager
@@ -32,7 +32,7 @@ def loading() -> Iterator[None]:
 
 
 @contextmanager
-def settled(*, release: bool = True) -> Iterator[None]:
+def set_aside(*, release: bool = True) -> Iterator[None]:
     """The objects alive now set aside from the collector inside the block (``gc.freeze``).
     The outermost block puts them back at its end (``gc.unfreeze``), for a caller that goes
     on (tests, notebooks), unless ``release`` is false: the process ends with the block, and
@@ -40,12 +40,12 @@ def settled(*, release: bool = True) -> Iterator[None]:
     open one changes nothing: what the outer block's run made since (a finished replay's
     garbage, say) stays the collector's to free. Each replay opens one (``replay.run``), so a
     replay called from a test or a notebook walks only what it made, as under ``ctxlab``."""
-    if not _settled[0]:
+    if not _open[0]:
         gc.freeze()
-    _settled[0] += 1
+    _open[0] += 1
     try:
         yield
     finally:
-        _settled[0] -= 1
-        if release and not _settled[0]:
+        _open[0] -= 1
+        if release and not _open[0]:
             gc.unfreeze()

@@ -94,16 +94,16 @@ def test_a_command_runs_with_its_modules_set_aside_from_the_collector() -> None:
     assert gc.isenabled() and gc.get_freeze_count() == before
 
 
-def test_settled_blocks_nest_and_only_the_outermost_puts_back() -> None:
-    with startup.settled():
-        with startup.settled():
+def test_set_aside_blocks_nest_and_only_the_outermost_puts_back() -> None:
+    with startup.set_aside():
+        with startup.set_aside():
             assert gc.get_freeze_count() > 10_000
         assert gc.get_freeze_count() > 10_000  # the inner block put nothing back
     assert gc.get_freeze_count() == 0
-    with startup.settled():
+    with startup.set_aside():
         frozen = gc.get_freeze_count()
         made = [[]]  # made inside the outer block: the inner one leaves it to the collector
-        with startup.settled():  # freezes nothing more; a frozen object may die meanwhile
+        with startup.set_aside():  # freezes nothing more; a frozen object may die meanwhile
             # (one of pytest-xdist's thread, whose messages run beside the test): <=, not ==
             assert gc.get_freeze_count() <= frozen and gc.is_tracked(made)
             assert any(o is made for o in gc.get_objects(generation=0))

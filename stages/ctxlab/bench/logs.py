@@ -20,7 +20,7 @@ from typing import Any
 from ..replay.discover import display_name, find_logs
 from ..replay.group import group
 from ..replay.tree import replay_tree
-from ..startup import settled
+from ..startup import set_aside
 
 STAGES = (1, 5)
 RATIO_LIMIT = 2.0  # stage 5's CPU per request against stage 1's
@@ -39,7 +39,7 @@ def log_replays(paths: Sequence[Path], *, stages: Sequence[int] = STAGES,
                            tree, stage, lambda path: display_name(path, paths))[0])
         return time.process_time() - start, requests
 
-    with settled():
+    with set_aside():
         for stage in stages:
             once(stage)
         timings = [[once(stage) for stage in stages] for _ in range(max(1, repeats))]

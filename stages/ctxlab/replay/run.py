@@ -9,7 +9,7 @@ workspace, so nothing a layer offloads lands in the learner's tree. That workspa
 afterwards, so it is ``disposable``: what the layer writes there is written as everywhere
 (temporary file and link, append-only, never through a link) but not forced to disk. What
 was alive before the replay is set aside from the cyclic collector while it runs
-(``startup.settled``): the collector's full passes then walk only what the replay made.
+(``startup.set_aside``): the collector's full passes then walk only what the replay made.
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def replay_transcript(transcript: Transcript, stage: int | None, *, model: str |
     made = (custom.build(layer, options) if layer is not None
             else load_stage(stage).make_layer(**(options or {})))
     with tempfile.TemporaryDirectory(prefix="ctxlab-replay-") as folder, \
-            disposable(Path(folder).resolve()) as workspace, startup.settled():
+            disposable(Path(folder).resolve()) as workspace, startup.set_aside():
         return Replay(transcript, made, stage=layer or stage, model=model_id, model_note=note,
                       workspace=workspace, window=size, window_note=why,
                       billed=billed).run()
