@@ -67,10 +67,6 @@ class Ledger:
         """The records ``note(name, ...)`` appended, in order (also those of an earlier run)."""
         return read_records(self.path.with_name(f"{name}.jsonl"))
 
-    def close(self) -> None:
-        """Release the log folder (dropping the ledger does it too)."""
-        self.logs.close()
-
     def apply(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The history with every frozen replacement applied (idempotent). A message whose
         results already read as decided is passed on as it is, not copied."""
