@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
+from typing import Any
 
 import pytest
 from widthcheck import WIDTHS, assert_readable, recording
@@ -349,3 +351,30 @@ def test_the_band_acts_where_it_is_timed() -> None:
     assert point["window"] == 120_000 and point["turns"] == 3
     assert point["batches"] > 0 and point["count_calls"] <= 1
     assert point["layer_s"] > 0 and point["full_tokenize_s"] > 0
+    quick = point["without_fsync"]  # the same turns again, in a disposable folder
+    assert quick["batches"] == point["batches"] and quick["layer_s"] > 0
+    assert quick["overhead_ratio"] == pytest.approx(quick["layer_s"] / point["full_tokenize_s"])
+    assert 0 <= point["fsync_share"] < 1
+
+
+def test_the_band_is_timed_durable_then_without_fsync(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The headline turns fsync as a user's run does; the second run, declared disposable,
+    fsyncs nothing."""
+    from ctxlab.bench import band
+
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+    fsyncs_per_run: list[int] = []
+    original = band._turns
+
+    def counted(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        before = len(synced)
+        result = original(*args, **kwargs)
+        fsyncs_per_run.append(len(synced) - before)
+        return result
+
+    monkeypatch.setattr(band, "_turns", counted)
+    band.band_turns(load_stage(5), 30_000, turns=2, overhead=turns.overhead_tokens(),
+                    repeats=1)
+    assert fsyncs_per_run[0] > 0 and fsyncs_per_run[1:] == [0]

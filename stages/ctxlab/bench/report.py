@@ -193,6 +193,12 @@ def show(report: dict[str, Any], console: Console | None = None) -> None:
                       f"({band['overhead_ratio']:.2%} of one tokenization), "
                       f"{band['batches']} batches and {band['count_calls']} counts in "
                       f"{band['turns']} turns")
+        if band.get("without_fsync"):
+            quick = band["without_fsync"]
+            console.print(f"  the same turns without fsync (a disposable folder): "
+                          f"{_ms(quick['layer_s'])} ms ({quick['overhead_ratio']:.2%}); "
+                          f"durability's fsyncs are about {band['fsync_share']:.0%} of the "
+                          f"turn")
     if report.get("replays"):
         _replays(report["replays"], console)
     if report.get("logs"):
