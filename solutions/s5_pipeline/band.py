@@ -23,7 +23,6 @@ from s3_offload.layer import result_text
 from s3_offload.store import OFFLOAD_DIR, SAFE_ID, offload
 
 from ctxlab import models
-from ctxlab.loss import offload_batch
 from ctxlab.session import Session
 from ctxlab.tokens import block_text
 
@@ -152,16 +151,18 @@ class BandClearing(HistoryReads):
         return self._fetched[2]
 
     def _keep(self, messages: Messages, decisions: dict[str, str], session: Session) -> None:
-        """Save each result whose placeholder names a new file, in one batch (its files and
-        checksums on disk before the decisions that name them), then freeze the decisions."""
-        with offload_batch(session.workspace):
+        """Save each result whose placeholder names a new file, in one batch through the
+        ledger's held offload folders (its files and checksums on disk before the decisions
+        that name them), then freeze the decisions."""
+        ledger = self._ledger(session)
+        with ledger.offloads.batch():
             for index in dict.fromkeys(i for i, ident in self.located(messages)
                                        if ident in decisions):
                 for block in messages[index]["content"]:
                     ident = block.get("tool_use_id")
                     if ident in decisions and _saved_at(ident) in decisions[ident]:
                         offload(session.workspace, ident, result_text(block))
-        self._ledger(session).record_all(decisions, "microcompact")
+        ledger.record_all(decisions, "microcompact")
 
 
 def cacheable(size: int, limits: Thresholds, model: str) -> bool:

@@ -7,7 +7,9 @@ never writes through a link); after a crash the next line starts on a fresh line
 never swallows a later decision. Every later request applies the same replacements, so the
 bytes sent never change behind the cache's back; a resumed session replays the log and sends
 exactly the same prefix; a setting changed mid-session only affects results that arrive
-afterwards.
+afterwards. The ledger also holds the workspace's offload folders for the session
+(``offloads``, ``ctxlab.loss.OffloadFolders``): a batch's copies are saved through them, on
+disk with their checksums before the decisions that name them are recorded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ctxlab.loss import OffloadFolders
 from ctxlab.telemetry import LogFolder, read_records
 
 LOG = Path(".ctxlab-session") / "decisions.jsonl"
@@ -26,6 +29,7 @@ class Ledger:
     def __init__(self, root: Path) -> None:
         self.path = root / LOG
         self.logs = LogFolder(self.path.parent, root=root, ensure_ascii=True)  # ASCII: any text
+        self.offloads = OffloadFolders(root, logs=self.logs)  # the checksums go beside the log
         self.decisions: dict[str, dict[str, Any]] = {}
         self.recorded: list[str] = []  # ids frozen by this process, in order
         self.history: list[dict[str, Any]] = []  # every decision this process froze, in order

@@ -173,3 +173,89 @@ def test_many_stage_5_layers_leave_no_descriptor_open(tmp_path: Path,
         replay_file(log, 5)
     assert appended  # the ledger did write through its held folder
     assert open_fds() == before
+
+
+@pytest.mark.parametrize("change", ["none", "renamed", "removed", "symlinked", "closed"])
+def test_at_its_path_says_whether_the_path_still_leads_to_the_held_folder(
+        root: Path, outside: Path, change: str) -> None:
+    folder = Folder(root / "a" / "b", root=root)
+    if change == "renamed":
+        (root / "a").rename(root / "moved")
+        (root / "a" / "b").mkdir(parents=True)  # a new folder under the old name
+    elif change == "removed":
+        shutil.rmtree(root / "a")
+    elif change == "symlinked":  # the folder moved away, a link to it takes its name
+        (root / "a").rename(root / "moved")
+        (root / "a").symlink_to(root / "moved")
+    elif change == "closed":
+        folder.close()
+    assert folder.at_its_path() == (change == "none")
+    folder.close()
+
+
+def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The files ``safe_path.open_in`` opened, by name."""
+    from ctxlab.tools import safe_path
+
+    names: list[str] = []
+    real = safe_path.open_in
+    monkeypatch.setattr(safe_path, "open_in", lambda fd, name, *a, **kw: (
+        names.append(name), real(fd, name, *a, **kw))[1])
+    return names
+
+
+def test_a_log_is_opened_once_for_many_appends(root: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    names = opened(monkeypatch)
+    with LogFolder(root / "session", root=root) as logs:
+        for n in range(5):
+            logs.append("decisions.jsonl", [{"n": n}])
+            logs.append("notes.jsonl", [{"n": n}])
+    assert sorted(names) == ["decisions.jsonl", "notes.jsonl"]
+    assert [r["n"] for r in read_records(root / "session" / "decisions.jsonl")] == [0, 1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("change", ["symlink", "hard link", "removed", "replaced"])
+def test_a_held_log_whose_name_changed_is_opened_again_with_the_checks(
+        root: Path, outside: Path, change: str) -> None:
+    """After an append, the log's name is turned into a link to the outside, given a second
+    hard link, removed, or replaced by another file: the next append never goes to a file
+    its name no longer designates, and never through a link."""
+    log = root / "session" / "decisions.jsonl"
+    with LogFolder(log.parent, root=root) as logs:
+        logs.append(log.name, [{"n": 1}])
+        if change == "symlink":
+            log.unlink()
+            log.symlink_to(outside / "target.txt")
+        elif change == "hard link":
+            os.link(log, outside / "second.jsonl")
+        elif change == "removed":
+            log.unlink()
+        else:
+            (log.parent / "other.jsonl").write_text('{"n": 0}\n')
+            (log.parent / "other.jsonl").replace(log)
+        if change in ("symlink", "hard link"):
+            with pytest.raises(UnsafePathError, match="refusing"):
+                logs.append(log.name, [{"n": 2}])
+        else:
+            logs.append(log.name, [{"n": 2}])
+    assert (outside / "target.txt").read_text() == "outside\n"
+    if change == "hard link":
+        assert (outside / "second.jsonl").read_bytes() == b'{"n": 1}\n'  # nothing appended
+    elif change == "removed":
+        assert read_records(log) == [{"n": 2}]
+    elif change == "replaced":
+        assert read_records(log) == [{"n": 0}, {"n": 2}]
+
+
+def test_held_logs_are_closed_with_their_folder(root: Path) -> None:
+    before = open_fds()
+    logs = LogFolder(root / "session", root=root)
+    for name in ("a.jsonl", "b.jsonl", "c.jsonl"):
+        logs.append(name, [{"n": 1}])
+    assert open_fds() == before + 4  # the folder and its three logs
+    logs.close()
+    assert open_fds() == before
+    logs.append("a.jsonl", [{"n": 2}])  # reached again after close
+    del logs
+    assert open_fds() == before

@@ -8,8 +8,11 @@ an id twice, and stop a batch halfway with an error.
 
 from __future__ import annotations
 
+import gc
 import os
+import shutil
 import stat
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -18,6 +21,7 @@ from ctxlab.loss import (
     CHECKSUMS,
     OFFLOAD_DIR,
     ON_DISK,
+    OffloadFolders,
     manifest,
     offload_batch,
     verify,
@@ -170,3 +174,126 @@ def test_an_error_halfway_leaves_each_written_file_complete_and_recorded(root: P
             write_offloaded(root, relative(ident), text)
     assert verify(root) == [] and len(read_jsonl(root / CHECKSUMS).records) == len(TEXTS)
     assert not [p for p in (root / OFFLOAD_DIR).iterdir() if p.name.endswith(".part")]
+
+
+# Held across batches (``OffloadFolders``, the stage-5 ledger's): one walk a session, the same
+# fsyncs and order in every batch, and a folder that moved is reached afresh.
+
+
+def walks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders ``safe_path.reach`` walked to, in order."""
+    from ctxlab.tools import safe_path
+
+    reached: list[str] = []
+    real = safe_path.reach
+    monkeypatch.setattr(safe_path, "reach",
+                        lambda path, **kw: (reached.append(os.fspath(path)), real(path, **kw))[1])
+    return reached
+
+
+def test_held_folders_are_walked_once_and_each_batch_keeps_its_fsyncs_and_order(
+        root: Path, fsyncs: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    reached = walks(monkeypatch)
+    held = OffloadFolders(root)
+    idents = list(TEXTS)
+    for start in (0, 3, 5):  # three batches: 3, 2 and 2 files
+        fsyncs.clear()
+        with held.batch():
+            for ident in idents[start:start + (3 if start == 0 else 2)]:
+                write_offloaded(root, relative(ident), TEXTS[ident])
+        k = len(fsyncs) - 2
+        assert all(name.endswith(".part") for name in fsyncs[:k])
+        assert fsyncs[k:] == ["folder", CHECKSUMS.name]
+    assert reached == [str(root / OFFLOAD_DIR), str(root / CHECKSUMS.parent)]  # once each
+    held.close()
+    assert verify(root) == [] and len(read_jsonl(root / CHECKSUMS).records) == len(TEXTS)
+
+
+def test_held_folders_write_the_same_bytes_as_unbatched_writes(tmp_path: Path) -> None:
+    alone, held_root = tmp_path / "alone", tmp_path / "held"
+    for ident, text in TEXTS.items():
+        write_offloaded(alone, relative(ident), text)
+    with OffloadFolders(held_root) as held:
+        for ident, text in TEXTS.items():
+            with held.batch():
+                write_offloaded(held_root, relative(ident), text)
+    assert files(held_root) == files(alone)
+
+
+def test_a_held_folder_moved_away_is_reached_again_at_its_path(root: Path) -> None:
+    """The agent renames the offload folder between two batches: the next file is stored
+    under the path its placeholder names, not in the folder that moved."""
+    with OffloadFolders(root) as held:
+        with held.batch():
+            write_offloaded(root, relative("toolu_00"), "first")
+        (root / OFFLOAD_DIR).rename(root / "moved")
+        with held.batch():
+            write_offloaded(root, relative("toolu_01"), "second")
+    assert (root / relative("toolu_01")).read_text() == "second"
+    assert sorted(p.name for p in (root / "moved").iterdir()) == ["toolu_00.txt"]
+
+
+def test_a_held_folder_removed_is_made_again_as_a_fresh_walk_would(root: Path) -> None:
+    with OffloadFolders(root) as held:
+        with held.batch():
+            write_offloaded(root, relative("toolu_00"), "first")
+        shutil.rmtree(root / OFFLOAD_DIR.parent)
+        with held.batch():
+            write_offloaded(root, relative("toolu_01"), "second")
+    assert (root / relative("toolu_01")).read_text() == "second"
+    assert verify(root) == [f"{relative('toolu_00').as_posix()}: missing"]  # reported, not hidden
+
+
+@pytest.mark.parametrize("where", [OFFLOAD_DIR, OFFLOAD_DIR.parent])
+def test_a_link_planted_for_a_held_folder_is_refused(root: Path, tmp_path: Path,
+                                                     where: Path) -> None:
+    """The folder (or the one above it) is moved away and a symlink to the outside takes its
+    name after a batch: the next batch refuses the path, as a fresh walk does, and writes
+    nothing outside."""
+    outside = tmp_path / "outside"
+    (outside / OFFLOAD_DIR.name).mkdir(parents=True)
+    with OffloadFolders(root) as held:
+        with held.batch():
+            write_offloaded(root, relative("toolu_00"), "first")
+        (root / where).rename(root / "moved")
+        (root / where).symlink_to(outside if where == OFFLOAD_DIR.parent else
+                                  outside / OFFLOAD_DIR.name)
+        with pytest.raises(UnsafePathError, match="symlink"), held.batch():
+            write_offloaded(root, relative("toolu_01"), "second")
+    assert not [p for p in outside.rglob("*") if p.is_file()]
+
+
+def test_held_folders_are_released_by_close_and_by_dropping_them(root: Path) -> None:
+    before = len(os.listdir("/proc/self/fd"))
+    held = OffloadFolders(root)
+    with held.batch():
+        write_offloaded(root, relative("toolu_00"), "x")
+    assert len(os.listdir("/proc/self/fd")) > before  # held after the batch
+    held.close()
+    held.close()
+    assert len(os.listdir("/proc/self/fd")) == before
+    gc.disable()  # dropping them must be enough, without a collection
+    try:
+        for n in range(20):
+            again = OffloadFolders(root)
+            with again.batch():
+                write_offloaded(root, relative(f"toolu_{n:02d}"), "y")
+            del again
+        assert len(os.listdir("/proc/self/fd")) == before
+    finally:
+        gc.enable()
+
+
+def test_stage_5s_band_walks_to_each_folder_once_a_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The band's batches go through the ledger's held folders: one walk to the offload
+    folder and one to the session's log folder a session (the bench runs two: its turns
+    durable, then without fsync)."""
+    from ctxlab.bench.band import band_turns
+    from ctxlab.bench.turns import overhead_tokens
+    from ctxlab.workbook.layout import load_stage
+
+    reached = walks(monkeypatch)
+    run = band_turns(load_stage(5), 30_000, turns=4, overhead=overhead_tokens(), repeats=1)
+    assert run["batches"] >= 3
+    assert Counter(Path(p).name for p in reached) == {CHECKSUMS.parent.name: 2,
+                                                      OFFLOAD_DIR.name: 2}

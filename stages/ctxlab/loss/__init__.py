@@ -41,13 +41,13 @@ from .manifest import (
     manifest,
     user_texts,
 )
-from .offloads import OffloadBatch, offload_batch, write_offloaded
+from .offloads import OffloadBatch, OffloadFolders, offload_batch, write_offloaded
 from .tracker import UNREPORTED, Tracker
 from .view import View, result_text, summary_core
 
 __all__ = [
     "CHECKSUMS", "IN_CONTEXT", "IN_SUMMARY", "KINDS", "NOWHERE", "OFFLOAD_DIR", "ON_DISK",
-    "STATUSES", "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "OffloadBatch", "Tracker",
-    "View", "manifest", "offload_batch", "result_text", "summary_core", "user_texts", "verify",
-    "write_offloaded",
+    "STATUSES", "TRANSCRIPT", "UNREPORTED", "Item", "LossManifest", "OffloadBatch",
+    "OffloadFolders", "Tracker", "View", "manifest", "offload_batch", "result_text",
+    "summary_core", "user_texts", "verify", "write_offloaded",
 ]

@@ -15,7 +15,13 @@ written and linked as they come (each temporary file fsync'd before its link), t
 is reached once and fsync'd once at the end of the block, then all the checksums are
 appended in one write and one fsync: k + 2 fsyncs for k files instead of 3k, and the same
 order of guarantees. The caller records its decisions (which name the files) after the
-block.
+block. A layer that saves copies on many requests of one session keeps its folders open
+across batches (``OffloadFolders``, held by stage 5's ledger, ``held.batch()``): each folder
+is walked to once a session, and before a batch uses it again one ``lstat`` per folder on the
+way checks that its path still leads to it (``Folder.at_its_path``); a folder that was moved,
+removed or replaced by a link is walked to afresh, so every file lands under the path its
+placeholder names, never through a link. The checksums are appended through the owner's
+``LogFolder`` of ``.ctxlab-session``, whose doc says why a held folder keeps the no-link rule.
 
 An error or a crash halfway. If the block raises, its end still runs: every file linked
 so far is made durable and gets its checksum, then the error goes on, so the files on disk
@@ -27,10 +33,10 @@ so no loss is reported and a later write of the same id keeps the file already t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
@@ -42,12 +48,54 @@ from .checksums import CHECKSUMS
 _active: ContextVar[OffloadBatch | None] = ContextVar("offload_batch", default=None)
 
 
+class OffloadFolders:
+    """The workspace ``root``'s offload folders and its checksum log, reached once and held
+    across batches by whoever owns them for a session (stage 5's ledger); ``close()`` (or
+    dropping the object) releases them. A folder moved, removed or replaced since it was
+    reached (``Folder.at_its_path``) is reached afresh, so each file is stored under the path
+    its placeholder names, never through a link. ``logs`` is the ``LogFolder`` of
+    ``.ctxlab-session`` to append the checksums to (the owner's own, when it has one)."""
+
+    def __init__(self, root: str | os.PathLike[str], *, logs: LogFolder | None = None) -> None:
+        self.root = Path(root)
+        self.logs = logs if logs is not None else LogFolder(
+            self.root / CHECKSUMS.parent, root=self.root, ensure_ascii=True)
+        self._folders: dict[Path, Folder] = {}
+
+    def folder(self, relative: Path) -> Folder:
+        """The folder ``relative`` (to the root), checked to be at its path."""
+        held = self._folders.get(relative)
+        if held is None or not held.at_its_path():
+            if held is not None:
+                held.close()
+            held = self._folders[relative] = Folder(self.root / relative, root=self.root)
+        return held
+
+    def batch(self) -> contextlib.AbstractContextManager[OffloadBatch]:
+        """``offload_batch`` through these folders (they stay held after it)."""
+        return offload_batch(self.root, held=self)
+
+    def close(self) -> None:
+        """Release the folders and the checksum log (safe to call twice)."""
+        for folder in self._folders.values():
+            folder.close()
+        self._folders.clear()
+        self.logs.close()
+
+    def __enter__(self) -> OffloadFolders:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
 class OffloadBatch:
     """Offloaded files under the workspace ``root`` whose folder fsync and checksums wait for
     ``finish()``."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root)
+    def __init__(self, held: OffloadFolders) -> None:
+        self.root = held.root
+        self._held = held
         self._folders: dict[Path, Folder] = {}
         self._records: list[dict[str, Any]] = []
 
@@ -55,9 +103,8 @@ class OffloadBatch:
         """Store ``text`` (UTF-8) as ``root/relative`` unless stored before; the path."""
         data = text.encode("utf-8")
         folder = self._folders.get(relative.parent)
-        if folder is None:
-            folder = Folder(self.root / relative.parent, root=self.root)
-            self._folders[relative.parent] = folder
+        if folder is None:  # checked once a batch
+            folder = self._folders[relative.parent] = self._held.folder(relative.parent)
         if folder.create_once(relative.name, data):
             self._records.append({"path": relative.as_posix(), "bytes": len(data),
                                   "sha256": hashlib.sha256(data).hexdigest()})
@@ -65,32 +112,33 @@ class OffloadBatch:
 
     def finish(self) -> None:
         """Put the links on disk (one fsync per folder), then append the checksums of the
-        files stored (one write, one fsync); release the folders."""
+        files stored (one write, one fsync)."""
         folders, records = list(self._folders.values()), self._records
         self._folders, self._records = {}, []
-        try:
-            for folder in folders:
-                folder.sync()
-            if records:
-                with LogFolder(self.root / CHECKSUMS.parent, root=self.root,
-                               ensure_ascii=True) as logs:
-                    logs.append(CHECKSUMS.name, records)
-        finally:
-            for folder in folders:
-                folder.close()
+        for folder in folders:
+            folder.sync()
+        if records:
+            self._held.logs.append(CHECKSUMS.name, records)
 
 
-@contextmanager
-def offload_batch(root: str | os.PathLike[str]) -> Iterator[OffloadBatch]:
+@contextlib.contextmanager
+def offload_batch(root: str | os.PathLike[str], *,
+                  held: OffloadFolders | None = None) -> Iterator[OffloadBatch]:
     """Within the block, ``write_offloaded`` under ``root`` joins one batch, finished when
-    the block ends, by an error too. Blocks nest; an inner one finishes on its own."""
-    batch = OffloadBatch(root)
+    the block ends, by an error too. Blocks nest; an inner one finishes on its own. The
+    folders are ``held``'s when given (kept after the block), else reached for the block."""
+    folders = OffloadFolders(root) if held is None else held
+    batch = OffloadBatch(folders)
     token = _active.set(batch)
     try:
         yield batch
     finally:
         _active.reset(token)
-        batch.finish()
+        try:
+            batch.finish()
+        finally:
+            if held is None:
+                folders.close()
 
 
 def write_offloaded(root: Path, relative: Path, text: str) -> Path:

@@ -7,12 +7,21 @@ no-link guarantee) and appends each log by name, with ``append_jsonl``'s rules: 
 a link or has a second hard link is refused, earlier bytes are never rewritten, a torn last
 line is kept and the new lines start on a fresh line, each append is fsync'd unless the folder
 is ``durability.disposable``. Nothing is created before the first append; ``close()`` (or the
-``with`` block, or dropping the object) releases the folder.
+``with`` block, or dropping the object) releases the folder and its logs.
+
+Each log stays open between appends. Before an append, one ``lstat`` of its name in the held
+folder checks that the name still is that very file (a regular file with one hard link, the
+same inode): a log replaced by a link, given a second hard link, removed or replaced by
+another file is opened again by name, with the checks above (so a link is refused, a removed
+log starts afresh, as with a fresh open). An append never goes to a file its name no longer
+designates.
 """
 
 from __future__ import annotations
 
 import os
+import stat
+import weakref
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -31,20 +40,40 @@ class LogFolder:
         self.root = root
         self.ensure_ascii = ensure_ascii
         self._folder: Folder | None = None
+        self._logs: dict[str, tuple[int, tuple[int, int]]] = {}  # name → (fd, dev and inode)
+        self._closer = weakref.finalize(self, _close_all, self._logs)
 
     def append(self, name: str, records: list[dict[str, Any]]) -> None:
         """Append ``records`` to the log ``name`` in one write."""
         data = encode_lines(records, self.ensure_ascii)
         if self._folder is None:
             self._folder = Folder(self.path, root=self.root)
-        fd = self._folder.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
-        try:
-            append_lines(fd, data, sync=must_sync(os.path.join(self.path, name)))
-        finally:
-            os.close(fd)
+        append_lines(self._log(self._folder, name), data,
+                     sync=must_sync(os.path.join(self.path, name)))
+
+    def _log(self, folder: Folder, name: str) -> int:
+        """The log ``name`` open for appending: the descriptor held since an earlier append
+        while its name still designates it, else the file opened by name (``Folder.open``)."""
+        held = self._logs.get(name)
+        if held is not None:
+            try:
+                info = os.lstat(name, dir_fd=folder.fd)
+            except OSError:
+                info = None
+            if info is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 \
+                    and (info.st_dev, info.st_ino) == held[1]:
+                return held[0]
+            del self._logs[name]
+            os.close(held[0])
+        fd = folder.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
+        info = os.fstat(fd)
+        self._logs[name] = (fd, (info.st_dev, info.st_ino))
+        return fd
 
     def close(self) -> None:
-        """Release the folder (safe to call twice); a later append reaches it again."""
+        """Release the folder and the logs (safe to call twice); a later append reaches
+        them again."""
+        _close_all(self._logs)
         if self._folder is not None:
             self._folder.close()
             self._folder = None
@@ -55,3 +84,9 @@ class LogFolder:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.close()
+
+
+def _close_all(logs: dict[str, tuple[int, tuple[int, int]]]) -> None:
+    """Close every held log (the finalizer's too: it must not hold the ``LogFolder``)."""
+    while logs:
+        os.close(logs.popitem()[1][0])

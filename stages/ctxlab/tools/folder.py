@@ -16,7 +16,10 @@ write lands in the folder that was checked, or nowhere, never through a link tha
 If the folder is renamed, the writes follow it (they are in the folder that was checked). If
 it is removed, the kernel refuses to create a file in it, and the write raises
 ``FolderGoneError`` instead of writing into a folder nobody can see, or silently starting a
-new one beside an earlier log that was lost.
+new one beside an earlier log that was lost. A holder whose files are named by their path
+(the offloaded results, whose placeholders tell the model where to read them) asks
+``at_its_path()`` before it uses the folder again, and reaches it afresh when the folder was
+moved, removed or replaced: one ``lstat`` per folder on the way instead of the walk.
 
 The descriptor is closed by ``close()`` or the ``with`` block; ``weakref.finalize`` closes it
 too when the ``Folder`` is dropped, so a writer that is never closed does not leak it. A
@@ -26,12 +29,17 @@ closed folder refuses writes: its descriptor number may already name another fil
 from __future__ import annotations
 
 import os
+import stat
 import weakref
 from pathlib import Path
 from types import TracebackType
 
 from ctxlab.tools import safe_path
 from ctxlab.tools.durability import must_sync
+
+
+def _identity(info: os.stat_result) -> tuple[int, int]:
+    return info.st_dev, info.st_ino
 
 
 class FolderGoneError(FileNotFoundError):
@@ -44,8 +52,30 @@ class Folder:
 
     def __init__(self, path: str | os.PathLike[str], *, root: Path | None = None) -> None:
         self.path = Path(path)
-        self.fd = safe_path.reach(self.path, root=root)
+        self.root = root
+        seen: list[os.stat_result] = []
+        self.fd = safe_path.reach(self.path, root=root, seen=seen)
         self._closer = weakref.finalize(self, os.close, self.fd)
+        self._seen = [_identity(info) for info in seen]  # the root, then each folder below
+
+    def at_its_path(self) -> bool:
+        """Whether ``path`` still leads to this folder, without a link on the way below the
+        root (each folder looked up with ``lstat``, the root as trusted): False once it was
+        moved, removed or replaced, or once closed."""
+        return not self.closed and self._identities() == self._seen
+
+    def _identities(self) -> list[tuple[int, int]] | None:
+        """The (device, inode) of the root and of each folder below it on ``path``, each
+        looked up without following a link (a symlink is not a folder: None), or None."""
+        start, names = safe_path.components(self.path, self.root, folder=True)
+        way = [os.path.join(start, *names[:n]) for n in range(1, len(names) + 1)]
+        try:
+            found = [os.stat(start), *map(os.lstat, way)]
+        except OSError:
+            return None
+        if not all(stat.S_ISDIR(info.st_mode) for info in found):
+            return None
+        return [_identity(info) for info in found]
 
     @property
     def closed(self) -> bool:

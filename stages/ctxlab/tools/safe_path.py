@@ -39,8 +39,8 @@ class UnsafePathError(ToolError, ValueError):
     """A write refused because the path holds a link or is not a plain file."""
 
 
-def _components(path: str | os.PathLike[str], root: Path | None, *,
-                folder: bool = False) -> tuple[str, list[str]]:
+def components(path: str | os.PathLike[str], root: Path | None, *,
+               folder: bool = False) -> tuple[str, list[str]]:
     """The trusted folder to start from and the names below it, ``..`` refused (string
     work only: this runs on every write); none only for a ``folder`` (the root itself)."""
     target = os.fspath(path)
@@ -77,9 +77,11 @@ def _kind(fd: int, name: str) -> str:
     return "a file, not a folder" if stat.S_ISREG(info.st_mode) else "not a regular file"
 
 
-def _walk(start: str, names: list[str], shown: PurePath, create: bool) -> int:
+def _walk(start: str, names: list[str], shown: PurePath, create: bool,
+          seen: list[os.stat_result] | None = None) -> int:
     """A descriptor of ``start/names...``, each folder opened relative to its parent with
-    ``O_NOFOLLOW`` (a link refused); missing folders are created when ``create``."""
+    ``O_NOFOLLOW`` (a link refused); missing folders are created when ``create``. The
+    ``fstat`` of each folder opened, ``start`` first, is added to ``seen`` when given."""
     try:
         fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -88,6 +90,8 @@ def _walk(start: str, names: list[str], shown: PurePath, create: bool) -> int:
         os.makedirs(start, exist_ok=True)  # the trusted root itself, as the caller named it
         fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
+        if seen is not None:
+            seen.append(os.fstat(fd))
         for name in names:
             shown /= name
             try:
@@ -109,18 +113,21 @@ def _walk(start: str, names: list[str], shown: PurePath, create: bool) -> int:
                 raise
             os.close(fd)
             fd = child
+            if seen is not None:
+                seen.append(os.fstat(fd))
     except BaseException:
         os.close(fd)
         raise
     return fd
 
 
-def reach(path: str | os.PathLike[str], *, root: Path | None = None,
-          create: bool = True) -> int:
+def reach(path: str | os.PathLike[str], *, root: Path | None = None, create: bool = True,
+          seen: list[os.stat_result] | None = None) -> int:
     """A descriptor of the folder ``path`` itself, reached without following any link
-    (created when missing and ``create``); the caller closes it (``ctxlab.tools.folder``)."""
-    start, parts = _components(path, root, folder=True)
-    return _walk(start, parts, PurePath(), create)
+    (created when missing and ``create``); the caller closes it (``ctxlab.tools.folder``).
+    ``seen`` gets the ``fstat`` of the root and of each folder below it on the way."""
+    start, parts = components(path, root, folder=True)
+    return _walk(start, parts, PurePath(), create, seen)
 
 
 @contextlib.contextmanager
@@ -128,7 +135,7 @@ def parent_fd(path: str | os.PathLike[str], *, root: Path | None = None,
               create: bool = True) -> Iterator[tuple[int, str]]:
     """A descriptor of the folder holding ``path`` (reached without following any link) and
     the file's name; missing folders are created when ``create``."""
-    start, parts = _components(path, root)
+    start, parts = components(path, root)
     fd = _walk(start, parts[:-1], PurePath(), create)
     try:
         yield fd, parts[-1]
