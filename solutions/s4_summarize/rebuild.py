@@ -61,6 +61,7 @@ class FileLog:
     def __init__(self) -> None:
         self.mtimes: dict[str, int] = {}
         self._seen: set[str] = set()
+        self._root: tuple[Path, Path] | None = None  # the workspace root and its real path
 
     def record(self, messages: Messages, root: Path) -> None:
         """Note the modification time of each file named by a tool call not seen before."""
@@ -70,9 +71,16 @@ class FileLog:
                 continue
             self._seen.add(use.get("id", ""))
             try:
-                self.mtimes[path] = resolve_inside(root.resolve(), path).stat().st_mtime_ns
+                self.mtimes[path] = resolve_inside(self._real(root), path).stat().st_mtime_ns
             except (ToolError, OSError):
                 continue
+
+    def _real(self, root: Path) -> Path:
+        """``root`` resolved (as ``resolve_inside`` wants it), once per root: ``record`` runs
+        before every request of a session, whose workspace does not move."""
+        if self._root is None or self._root[0] != root:
+            self._root = (root, root.resolve())
+        return self._root[1]
 
 
 def clip_tokens(text: str, budget: int) -> str:
