@@ -259,3 +259,27 @@ def test_held_logs_are_closed_with_their_folder(root: Path) -> None:
     logs.append("a.jsonl", [{"n": 2}])  # reached again after close
     del logs
     assert open_fds() == before
+
+
+def test_a_held_log_reads_its_last_byte_only_when_another_writer_was_there(
+        root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log that ends with this writer's own last line is appended to without the torn-line
+    check; a line torn by another writer (a crashed process) is still seen, and the next
+    lines start on a fresh line."""
+    reads: list[int] = []
+    real = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: (reads.append(at), real(fd, n, at))[1])
+    log = root / "session" / "decisions.jsonl"
+    with LogFolder(log.parent, root=root) as logs:
+        logs.append(log.name, [{"n": 1}])  # a new, empty file: nothing to read
+        logs.append(log.name, [{"n": 2}])
+        logs.append(log.name, [{"n": 3}])
+        assert reads == []
+        with log.open("ab") as other:
+            other.write(b'{"n": 4, "cut')  # another writer, torn
+        logs.append(log.name, [{"n": 5}])
+        assert len(reads) == 1
+        logs.append(log.name, [{"n": 6}])
+        assert len(reads) == 1
+    assert log.read_bytes().endswith(b'{"n": 4, "cut\n{"n": 5}\n{"n": 6}\n')
+    assert [r["n"] for r in read_records(log)] == [1, 2, 3, 5, 6]

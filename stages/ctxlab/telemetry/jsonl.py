@@ -90,17 +90,21 @@ def encode_lines(records: list[dict[str, Any]], ensure_ascii: bool) -> bytes:
     return "".join(json.dumps(r, ensure_ascii=ensure_ascii) + "\n" for r in records).encode()
 
 
-def append_lines(fd: int, data: bytes, *, sync: bool) -> None:
+def append_lines(fd: int, data: bytes, *, sync: bool, size: int | None = None) -> int:
     """Append ``data`` to the file open as ``fd`` (``O_APPEND``) in one write, after a
-    newline if a torn last line is there; fsync'd when ``sync``."""
-    size = os.fstat(fd).st_size
-    if size and os.pread(fd, 1, size - 1) != b"\n":
-        data = b"\n" + data
+    newline if a torn last line is there; fsync'd when ``sync``. ``size``: the file's size,
+    known to end a line (a caller that wrote the last line itself and sees the same size);
+    else it is read. Returns the size after the write, as far as this writer knows."""
+    if size is None:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]
     if sync:
         os.fsync(fd)
+    return size + len(data)
 
 
 def read_records(path: str | os.PathLike[str], *,

@@ -14,7 +14,9 @@ folder checks that the name still is that very file (a regular file with one har
 same inode): a log replaced by a link, given a second hard link, removed or replaced by
 another file is opened again by name, with the checks above (so a link is refused, a removed
 log starts afresh, as with a fresh open). An append never goes to a file its name no longer
-designates.
+designates. When the ``lstat`` also finds the size this writer left, the last line is its
+own, whole: the torn-line check (a read of the last byte) is skipped; any other size (another
+writer, a crash's torn line) is checked as on a fresh open.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import os
 import stat
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -40,7 +43,7 @@ class LogFolder:
         self.root = root
         self.ensure_ascii = ensure_ascii
         self._folder: Folder | None = None
-        self._logs: dict[str, tuple[int, tuple[int, int]]] = {}  # name → (fd, dev and inode)
+        self._logs: dict[str, _Held] = {}
         self._closer = weakref.finalize(self, _close_all, self._logs)
 
     def append(self, name: str, records: list[dict[str, Any]]) -> None:
@@ -48,12 +51,14 @@ class LogFolder:
         data = encode_lines(records, self.ensure_ascii)
         if self._folder is None:
             self._folder = Folder(self.path, root=self.root)
-        append_lines(self._log(self._folder, name), data,
-                     sync=must_sync(os.path.join(self.path, name)))
+        held, size = self._log(self._folder, name)
+        held.end = append_lines(held.fd, data, sync=must_sync(os.path.join(self.path, name)),
+                                size=size)
 
-    def _log(self, folder: Folder, name: str) -> int:
-        """The log ``name`` open for appending: the descriptor held since an earlier append
-        while its name still designates it, else the file opened by name (``Folder.open``)."""
+    def _log(self, folder: Folder, name: str) -> tuple[_Held, int | None]:
+        """The log ``name`` open for appending: the one held since an earlier append while its
+        name still designates it, else the file opened by name (``Folder.open``); and its
+        size when it ends with this writer's last line (None: to be read)."""
         held = self._logs.get(name)
         if held is not None:
             try:
@@ -61,14 +66,14 @@ class LogFolder:
             except OSError:
                 info = None
             if info is not None and stat.S_ISREG(info.st_mode) and info.st_nlink == 1 \
-                    and (info.st_dev, info.st_ino) == held[1]:
-                return held[0]
+                    and (info.st_dev, info.st_ino) == held.identity:
+                return held, info.st_size if info.st_size == held.end else None
             del self._logs[name]
-            os.close(held[0])
+            os.close(held.fd)
         fd = folder.open(name, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         info = os.fstat(fd)
-        self._logs[name] = (fd, (info.st_dev, info.st_ino))
-        return fd
+        held = self._logs[name] = _Held(fd, (info.st_dev, info.st_ino))
+        return held, None
 
     def close(self) -> None:
         """Release the folder and the logs (safe to call twice); a later append reaches
@@ -86,7 +91,17 @@ class LogFolder:
         self.close()
 
 
-def _close_all(logs: dict[str, tuple[int, tuple[int, int]]]) -> None:
+@dataclass
+class _Held:
+    """A log kept open: its descriptor, (device, inode), and its size after this writer's
+    last append (-1 before any)."""
+
+    fd: int
+    identity: tuple[int, int]
+    end: int = -1
+
+
+def _close_all(logs: dict[str, _Held]) -> None:
     """Close every held log (the finalizer's too: it must not hold the ``LogFolder``)."""
     while logs:
-        os.close(logs.popitem()[1][0])
+        os.close(logs.popitem()[1].fd)
