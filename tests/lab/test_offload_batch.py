@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import shutil
 import stat
 from collections import Counter
@@ -263,6 +264,23 @@ def test_a_link_planted_for_a_held_folder_is_refused(root: Path, tmp_path: Path,
     assert not [p for p in outside.rglob("*") if p.is_file()]
 
 
+def test_an_error_halfway_through_a_held_batch_leaves_the_holder_usable(root: Path) -> None:
+    """A batch stopped by an error still syncs and records what it linked; the next batch
+    through the same held folders stores the rest, with no leftovers."""
+    idents = list(TEXTS)
+    with OffloadFolders(root) as held:
+        with pytest.raises(RuntimeError, match="halfway"), held.batch():
+            for ident in idents[:3]:
+                write_offloaded(root, relative(ident), TEXTS[ident])
+            raise RuntimeError("halfway")
+        assert verify(root) == [] and len(read_jsonl(root / CHECKSUMS).records) == 3
+        with held.batch():
+            for ident, text in TEXTS.items():
+                write_offloaded(root, relative(ident), text)
+    assert verify(root) == [] and len(read_jsonl(root / CHECKSUMS).records) == len(TEXTS)
+    assert not [p for p in (root / OFFLOAD_DIR).iterdir() if p.name.endswith(".part")]
+
+
 def test_held_folders_are_released_by_close_and_by_dropping_them(root: Path) -> None:
     before = len(os.listdir("/proc/self/fd"))
     held = OffloadFolders(root)
@@ -284,10 +302,13 @@ def test_held_folders_are_released_by_close_and_by_dropping_them(root: Path) -> 
         gc.enable()
 
 
-def test_stage_5s_band_walks_to_each_folder_once_a_session(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_stage_5s_band_walks_once_a_session_and_keeps_the_safe_order_every_turn(
+        fsyncs: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The band's batches go through the ledger's held folders: one walk to the offload
     folder and one to the session's log folder a session (the bench runs two: its turns
-    durable, then without fsync)."""
+    durable, then without fsync), and in every batch turn each saved copy is synced before
+    its link, the links before the checksums, the checksums before the decisions, and the
+    decisions before the frozen mark, if any."""
     from ctxlab.bench.band import band_turns
     from ctxlab.bench.turns import overhead_tokens
     from ctxlab.workbook.layout import load_stage
@@ -297,3 +318,8 @@ def test_stage_5s_band_walks_to_each_folder_once_a_session(monkeypatch: pytest.M
     assert run["batches"] >= 3
     assert Counter(Path(p).name for p in reached) == {CHECKSUMS.parent.name: 2,
                                                       OFFLOAD_DIR.name: 2}
+    synced = " ".join("part" if name.endswith(".part") else name for name in fsyncs)
+    batch = r"(?:part )+folder offloaded\.jsonl decisions\.jsonl(?: anchor-marks\.jsonl)?"
+    first = synced.index("part")  # before it: the session's first notes (the task's texts)
+    assert re.fullmatch(f"{batch}(?: {batch})*", synced[first:])  # nothing out of order
+    assert len(re.findall(batch, synced)) == run["batches"]
