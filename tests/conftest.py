@@ -6,8 +6,10 @@ import gc
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 
 import pytest
+from warm import Warm
 
 from ctxlab import runcache
 
@@ -108,3 +110,16 @@ def needs_jail() -> None:
     status = jail.probe()
     if not status.ok:
         (pytest.fail if jail.required() else pytest.skip)(f"no jail here: {status.reason}")
+
+
+@pytest.fixture(scope="session")
+def warm() -> Iterator[Warm | None]:
+    """One warm interpreter per test worker (``tests/warm.py``), started when a test first
+    asks for it: the notebooks' kernels are forked from it instead of importing the SDK each.
+    None where it cannot run (not Linux): they start as before."""
+    if not Warm.supported():
+        yield None
+        return
+    server = Warm()
+    yield server
+    server.close()
