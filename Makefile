@@ -24,10 +24,14 @@ demo: $(STAMP)
 # One pytest-xdist worker per core, a module's tests on one worker (tests/conftest.py). The lab
 # bench's own robustness checks grade nothing a learner writes: they are `make reliability`, as
 # are the ladder's cells judged over eight seeds each (the `seeded` mark, ctxlab.ladder.paired).
+# What is `reliability` whole is not even imported here: tests/reliability and the simulator's
+# generated cases (hypothesis), nor hypothesis's plugin, whose summary imports the library
+# (about 1.5 s of CPU per pytest process; tests/meta/test_make_test.py checks the marks).
+OUTSIDE_TEST := tests/reliability tests/lab/test_sim_property.py tests/lab/test_sim_bad_input.py
 test: $(STAMP)
 	@$(BIN)/ruff check --quiet .
-	@$(BIN)/python -m pytest -q -n auto --dist loadgroup --ignore=tests/reliability \
-		-m "not reliability and not seeded"
+	@$(BIN)/python -m pytest -q -n auto --dist loadgroup $(OUTSIDE_TEST:%=--ignore=%) \
+		-p no:hypothesispytest -m "not reliability and not seeded"
 
 # Outside `make test` (CI runs both, .ci/run): what carries the `reliability` mark — faults,
 # crash and resume, the sandbox, generated histories, the real session logs (tests/reliability,

@@ -17,17 +17,22 @@ import os
 import re
 import sys
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import nbformat
 import pytest
+from jupyter_client.connect import KernelConnectionInfo
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_client.provisioning import LocalProvisioner
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 from test_rot_lesson import lesson as _context_rot_lesson
 from traitlets import default
+from warm import Warm
 
 from ctxlab.workbook.layout import STAGES
 
@@ -37,19 +42,52 @@ TWINS = sorted((NOTEBOOKS / "zh-CN").glob("*.ipynb"))  # same code cells: `ctxla
 PATHS = ENGLISH + TWINS
 TIMEOUT = 120  # seconds per cell; a whole notebook takes from a few seconds to half a minute
 
-SAME_PYTHON = f"""
-import os, sys
-assert os.path.realpath(sys.prefix) == {os.path.realpath(sys.prefix)!r}, sys.executable
+SETUP = f"""
+import atexit as _atexit, gc as _gc, os as _os, sys as _sys
+assert _os.path.realpath(_sys.prefix) == {os.path.realpath(sys.prefix)!r}, _sys.executable
+_atexit.register(_gc.freeze)
+del _atexit, _gc, _os, _sys
 """
+"""The cell run before a notebook's own; it leaves no name behind. The kernel runs this
+interpreter; at its exit, once every output is in and after the exit handlers the notebook
+registered (``atexit`` calls the last registered first: ctxlab's fork server is waited for),
+the objects alive are set aside from the collector (``gc.freeze``, as ``ctxlab.startup`` does
+for a command), so the interpreter's teardown does not walk them all once more: about 0.9 s
+of CPU per kernel."""
 
 
 class ThisPythonKernel(AsyncKernelManager):
-    """Starts ipykernel with this interpreter, whatever other kernel specs are installed."""
+    """Starts ipykernel with this interpreter, whatever other kernel specs are installed:
+    forked from ``warm`` when there is one (``tests/warm.py``), else as jupyter_client does."""
+
+    warm: Warm | None = None  # set on a class of its own for each run (``execute``)
 
     @default("kernel_spec_manager")
     def _only_native_kernel(self) -> KernelSpecManager:
         # No kernel directories: the only spec left is ipykernel's own, run with sys.executable.
         return KernelSpecManager(kernel_dirs=[])
+
+    async def _async_pre_start_kernel(self, **kw: Any) -> tuple[list[str], dict[str, Any]]:
+        if self.warm is not None and self.provisioner is None:
+            self.kernel_id = self.kernel_id or kw.pop("kernel_id", None) or str(uuid.uuid4())
+            self.provisioner = WarmProvisioner(kernel_id=self.kernel_id,
+                                               kernel_spec=self.kernel_spec, parent=self)
+        return await super()._async_pre_start_kernel(**kw)
+
+
+class WarmProvisioner(LocalProvisioner):
+    """jupyter_client's own provisioner, but the kernel process is forked from ``warm``."""
+
+    async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
+        python, flag, module, *args = cmd
+        assert (python, flag) == (sys.executable, "-m"), cmd  # ipykernel's own kernel spec
+        assert set(kwargs) <= {"env", "cwd", "kernel_id"}, sorted(kwargs)
+        cwd, warm = kwargs.get("cwd") or os.getcwd(), self.parent.warm
+        env = {**kwargs["env"], "JPY_PARENT_PID": str(warm.server.pid)}  # its parent: it ends
+        self.process = warm.start(module, args, cwd=cwd, env=env)  # if that one is gone
+        self.pid = self.pgid = self.process.pid  # a session of its own, as jupyter's
+        self.cwd = cwd
+        return self.connection_info
 
 
 def test_there_is_a_notebook_per_stage() -> None:
@@ -72,13 +110,14 @@ def test_stored_without_outputs(path: Path) -> None:
     assert not dirty, f"{path.name}: clear the outputs of cells {dirty} before committing"
 
 
-def execute(path: Path, nb: nbformat.NotebookNode | None = None
+def execute(path: Path, nb: nbformat.NotebookNode | None = None, warm: Warm | None = None
             ) -> tuple[nbformat.NotebookNode, float]:
     """Run a notebook (``path``'s, or ``nb`` as if it were there) top to bottom in a fresh
     kernel started in its folder; the executed notebook and the seconds."""
     nb = nbformat.read(path, as_version=4) if nb is None else nb
-    nb.cells.insert(0, nbformat.v4.new_code_cell(SAME_PYTHON))
-    client = NotebookClient(nb, kernel_name="python3", kernel_manager_class=ThisPythonKernel,
+    nb.cells.insert(0, nbformat.v4.new_code_cell(SETUP))
+    kernel = type("WarmKernel", (ThisPythonKernel,), {"warm": warm})  # nbclient makes one
+    client = NotebookClient(nb, kernel_name="python3", kernel_manager_class=kernel,
                             timeout=TIMEOUT, resources={"metadata": {"path": str(path.parent)}})
     started = time.monotonic()
     client.execute()  # raises CellExecutionError, with the cell and traceback, on any error
@@ -92,8 +131,8 @@ def execute(path: Path, nb: nbformat.NotebookNode | None = None
 @pytest.mark.parametrize("path", [pytest.param(p, id=name(p), marks=pytest.mark.xdist_group(
     p.stem)) for p in sorted(PATHS, key=lambda p: (-(NOTEBOOKS / p.name).stat().st_size,
                                                      p.parent != NOTEBOOKS))])
-def test_runs_headless(path: Path) -> None:
-    nb, elapsed = execute(path)
+def test_runs_headless(path: Path, warm: Warm | None) -> None:
+    nb, elapsed = execute(path, warm=warm)
     outputs = [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     images = [o for o in outputs if "image/png" in o.get("data", {})]
@@ -143,7 +182,7 @@ iso = dataclasses.replace(iso, peak_occupancy=inline.peak_occupancy + 0.1)  # fl
 
 
 @pytest.mark.xdist_group("07_isolation")
-def test_a_flipped_value_fails_the_notebook() -> None:
+def test_a_flipped_value_fails_the_notebook(warm: Warm | None) -> None:
     """A lesson is asserted as it is stated (``ctxlab.claims``): notebook 07 with the lead's
     peak occupancy injected above the inline run's, just before its self-check, stops with
     ``ClaimFailed`` instead of printing that isolation bought a smaller peak."""
@@ -153,7 +192,7 @@ def test_a_flipped_value_fails_the_notebook() -> None:
               and "iso.peak_occupancy" in cell.source)
     nb.cells.insert(at, nbformat.v4.new_code_cell(FLIPPED))
     with pytest.raises(CellExecutionError, match="ClaimFailed"):
-        execute(path, nb)
+        execute(path, nb, warm)
 
 
 def _naive_cut_orphans_and_safe_cut_holds(printed: str) -> None:
