@@ -23,7 +23,8 @@ the ones it left and the ones it would clear (``settled``); and
 the check after a batch of which of the user's texts are still shown (``shown``, the texts
 of the blocks) reads only the messages new since the last batch, and the calls fetched
 again and the working copies are kept up to date from the new calls and cleared ids
-(``refetched``, ``workingcopy``).
+(``refetched``, ``workingcopy``). The hash of the cache's prefix is worked out again only
+when the tools or the system blocks are other objects (``lastcall``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -37,6 +38,7 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
+from .lastcall import LastCall
 from .permessage import PerMessage, of_layer, remember_reads
 from .prepared import Prepared
 from .refetched import FetchedAgain
@@ -79,6 +81,8 @@ def incremental(layer: L) -> L:
     texts = getattr(layer, "user_texts", None)  # the texts put back after a batch (§12.3)
     if callable(getattr(texts, "shown", None)):
         texts.shown = PerMessage(texts.shown)
+    if callable(getattr(layer, "prefix_hash", None)):
+        layer.prefix_hash = LastCall(layer.prefix_hash)
     settle(layer)
     return layer
 
