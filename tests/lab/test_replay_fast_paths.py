@@ -152,6 +152,29 @@ def test_the_checker_looks_only_at_the_rounds_that_changed() -> None:
     assert checker(history) is None and checker.spans(list(history)) == []
 
 
+def test_a_breakpoint_taken_off_is_not_checked_again_but_one_put_on_is() -> None:
+    """A layer moves its breakpoint every request: the message that loses it needs no new
+    check (no rule asks for a breakpoint), the one that gets it does (a breakpoint can
+    break one: on a thinking block, say)."""
+    rng = random.Random(2)
+    history: Messages = [{"role": "user", "content": [{"type": "text", "text": "Go."}]}]
+    while len(history) < 40:
+        history += _round(rng, len(history))
+    k = next(i for i, m in enumerate(history)
+             if m["content"][0]["type"] == "thinking" and 0 < i < len(history) - 2)
+    marked = copy.deepcopy(history[k + 1])
+    marked["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    checker = Checker(model=MODEL)
+    assert checker([*history[:k + 1], marked, *history[k + 2:]]) is None
+    assert checker.spans(history) == []  # only its breakpoint went
+    assert checker(history) is None
+    thought = copy.deepcopy(history[k])
+    thought["content"][0]["cache_control"] = {"type": "ephemeral"}
+    wrong = [*history[:k], thought, *history[k + 1:]]
+    assert checker.spans(wrong) == [(k, k + 2), (len(history) - 2, len(history))]
+    assert checker(wrong) == violation(wrong, model=MODEL) is not None
+
+
 def test_a_role_swapped_takes_its_neighbours_rounds_along() -> None:
     """Two assistant messages in a row are one to the API (R3), so the results after them may
     answer either; once the first becomes a user message, the second is a round of its own

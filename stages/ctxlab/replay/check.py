@@ -18,6 +18,7 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any
 
+from ctxlab.marks import same_content
 from ctxlab.sim import validate
 from ctxlab.sim.errors import APIError
 from ctxlab.sim.schema import parse
@@ -44,6 +45,16 @@ def _role(message: Any) -> Any:
     return message.get("role") if type(message) is dict else None
 
 
+def _unmarked(message: Any, before: Any) -> bool:
+    """Whether ``message`` is ``before`` with its breakpoints taken off (the same but for
+    them, ``marks.same_content``, and none left): no rule asks for a breakpoint, so what
+    passed with them passes without (a layer moves its breakpoint on every request)."""
+    content = message.get("content") if type(message) is dict else None
+    return type(content) is list and type(before) is dict and not any(
+        type(b) is dict and "cache_control" in b for b in content) and same_content(
+        message, before)
+
+
 def _starts_round(messages: Messages, i: int) -> bool:
     """Whether an assistant message that follows a user message sits at ``i``."""
     return _role(messages[i]) == "assistant" and _role(messages[i - 1]) == "user"
@@ -68,8 +79,9 @@ class Checker:
     inside one round: a block (R6), a tool_use and the next message (R7–R9, with same-role
     messages merged, R3: merging never crosses a round's edge), the last message (R10), the
     latest assistant message (R14). So after a check that passed, only the rounds holding a
-    message that changed since (not the same object and not equal to it; a message whose role
-    changed also touches its neighbours' rounds) and the rounds of the new messages, or else
+    message that changed since (not the same object and not equal to it, nor the same with
+    its breakpoints taken off; a message whose role changed also touches its neighbours'
+    rounds) and the rounds of the new messages, or else
     the last round, are checked again, put one after another behind a stand-in first user
     message (R2 held before, for the same first message): no rule links two rounds, and
     they keep their order, so the first rule broken is the one a whole check finds. A check
@@ -100,7 +112,7 @@ class Checker:
         old, size = self.checked, len(messages)
         regions = []
         for i in compress(count(), map(is_not, messages, old)):  # C speed: stops at a change
-            if messages[i] != old[i]:
+            if messages[i] != old[i] and not _unmarked(messages[i], old[i]):
                 moved = _role(messages[i]) != _role(old[i])
                 regions.append((max(i - moved, 0), min(i + moved, size - 1)))
         if not regions and len(old) == size:
