@@ -77,7 +77,8 @@ class Sizer:
     moves by what it changed. What is left per request runs at C speed: finding the
     messages a layer replaced (other objects at the same places). Messages are matched by
     identity, not by equality: ``1`` and ``true`` are equal to Python but not the same text
-    to a tokenizer."""
+    to a tokenizer; a message replaced by one that is the same but for its breakpoints
+    (``marks.same_content``, which keeps ``1`` and ``true`` apart) keeps its count."""
 
     def __init__(self, known: ByObject | None = None) -> None:
         self.messages: list[Message] = []
@@ -104,6 +105,8 @@ class Sizer:
             self.whole -= sum(full[size:])
             del full[size:], thinking[size:], starts[size:]
         for i in replaced:
+            if same_content(messages[i], old[i]):  # only its breakpoints moved: a breakpoint
+                continue  # is no text, so its tokens are the ones counted (``block_text``)
             tokens, thought, starts[i] = self.known.get(messages[i], _counted)
             self.whole += tokens - full[i]
             if i < start:
