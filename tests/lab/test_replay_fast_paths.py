@@ -175,6 +175,37 @@ def test_a_breakpoint_taken_off_is_not_checked_again_but_one_put_on_is() -> None
     assert checker(wrong) == violation(wrong, model=MODEL) is not None
 
 
+def test_a_result_cleared_to_text_is_not_checked_again_any_other_change_is() -> None:
+    """A batch of clearing replaces old results' contents with text, which no rule looks
+    at: their rounds need no new check. A result's content replaced by blocks, or any other
+    field of its message changed (``true`` to ``1`` included), is checked again."""
+    rng = random.Random(4)
+    history: Messages = [{"role": "user", "content": [{"type": "text", "text": "Go."}]}]
+    while len(history) < 40:
+        history += _round(rng, len(history))
+    k = next(i for i, m in enumerate(history) if 0 < i < 30 and m["role"] == "user"
+             and m["content"][0]["type"] == "tool_result")
+    result = dict(history[k]["content"][0], is_error=True)
+    history[k] = dict(history[k], content=[result, *history[k]["content"][1:]])
+    checker = Checker(model=MODEL)
+    assert checker(history) is None
+
+    def edited(**changes: Any) -> Messages:
+        block = dict(history[k]["content"][0], **changes)
+        return [*history[:k], dict(history[k], content=[block, *history[k]["content"][1:]]),
+                *history[k + 1:]]
+
+    assert checker.spans(edited(content="[cleared]")) == []
+    last = (len(history) - 2, len(history))
+    for wrong in (edited(content=[{"type": "text"}]),
+                  edited(content="[cleared]", tool_use_id="toolu_other")):
+        assert checker.spans(wrong) == [(k - 1, k + 1), last]
+        assert checker(wrong) == violation(wrong, model=MODEL) is not None
+        assert checker(history) is None
+    flagged = edited(content="[cleared]", is_error=1)  # 1 is not true
+    assert checker.spans(flagged) == [(k - 1, k + 1), last]
+
+
 def test_a_role_swapped_takes_its_neighbours_rounds_along() -> None:
     """Two assistant messages in a row are one to the API (R3), so the results after them may
     answer either; once the first becomes a user message, the second is a round of its own
