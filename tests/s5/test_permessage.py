@@ -202,58 +202,6 @@ def test_a_read_that_fails_leaves_the_next_call_right() -> None:
     assert memo(history) == located_results(history)
 
 
-def test_a_tally_follows_any_edit_of_the_history() -> None:
-    """``Tallied`` keeps, beside its answer, how many items hold each element: after seeded
-    edits as a session makes them (a round, a batch, a round dropped, a history cut short, a
-    change of the task's words) it is the count of the full function's answer, as
-    ``HistoryReads.named`` counts it."""
-    import random
-    from collections import Counter
-    from itertools import chain
-
-    from ctxlab.permessage import Tallied
-
-    rng = random.Random(5)
-    words = {"now": frozenset({"owner", "team", "return"})}
-    tallied = Tallied(lambda messages: found_terms(messages, words["now"]),
-                      key=lambda: words["now"])
-    history = _history(6)
-    for step in range(150):
-        edit = rng.randrange(5)
-        if edit == 0:
-            history = history + _history(len(history) // 2 + 1)[len(history):]
-        elif edit == 1 and len(history) > 3:
-            history = list(history)
-            i = rng.randrange(2, len(history), 2)
-            block = history[i]["content"][0]
-            history[i] = dict(history[i], content=[dict(block, content=f"team {step}")])
-        elif edit == 2 and len(history) > 5:
-            history = history[:1] + history[3:]
-        elif edit == 3:
-            history = history[:rng.randrange(1, len(history) + 1)]
-        else:
-            words["now"] = frozenset(rng.sample(["owner", "team", "return", "part"], k=2))
-        found = found_terms(history, words["now"])
-        assert tallied(history) == found, step
-        assert tallied.tally == Counter(chain.from_iterable(found)), step
-        assert all(n > 0 for n in tallied.tally.values())
-
-
-def test_the_band_s_tally_is_the_plain_one(tmp_path: Path) -> None:
-    """A layer made incremental answers ``named`` from its ``found`` memory, as the plain
-    layer counts it."""
-    from s5_pipeline import make_layer
-
-    from ctxlab.permessage import Tallied
-
-    layer = make_layer()
-    layer.terms = frozenset({"owner", "team"})
-    history = _history(12)
-    assert isinstance(layer.found, Tallied)
-    plain = type(layer).named(layer, history)
-    assert layer.named(history) == plain and plain["owner"] == 12
-
-
 def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
     """A layer made incremental looks for the user's texts (``UserTexts.shown``) in the
     messages new since its last look only, and puts back what the plain ``UserTexts`` puts

@@ -103,18 +103,18 @@ class Checker:
     """``violation`` for a history that changes a little between checks, in time that grows
     with what changed, not with the history.
 
-    A *round* is an assistant message that follows a user message, up to the next such one
-    (the messages before the first round are a round of their own). Every rule but R2 looks
-    inside one round: a block (R6), a tool_use and the next message (R7–R9, with same-role
-    messages merged, R3: merging never crosses a round's edge), the last message (R10), the
-    latest assistant message (R14). So after a check that passed, only the rounds holding a
-    message that changed since (not the same object and not equal to it, nor the same with
-    its breakpoints taken off or with tool results' contents replaced by text, which no rule
-    looks at; a message whose role changed also touches its neighbours' rounds) and the rounds of the new messages, or else
-    the last round, are checked again, put one after another behind a stand-in first user
-    message (R2 held before, for the same first message): no rule links two rounds, and
-    they keep their order, so the first rule broken is the one a whole check finds. A check
-    that finds one is done again on the whole history, which words it with the whole
+    A *round* is an assistant message that follows a user message, up to the next such one (the
+    messages before the first round are a round of their own). Every rule but R2 looks inside
+    one round: a block (R6), a tool_use and the next message (R7–R9, with same-role messages
+    merged, R3: merging never crosses a round's edge), the last message (R10), the latest
+    assistant message (R14). So after a check that passed, only the rounds holding a message
+    that changed since (not the same object and not equal to it, nor the same with its
+    breakpoints taken off or with tool results' contents replaced by text, which no rule looks
+    at; a message whose role changed also touches its neighbours' rounds) and the rounds of the
+    new messages, or else the last round, are checked again, put one after another behind a
+    stand-in first user message (R2 held before, for the same first message): no rule links two
+    rounds, and they keep their order, so the first rule broken is the one a whole check finds.
+    A check that finds one is done again on the whole history, which words it with the whole
     history's message numbers; the next check after it is a whole one too.
     """
 
