@@ -9,8 +9,7 @@ message replaced by another is read in its place, and the new ones are read. A r
 items name their message by its index (``indexed``: (index, value) pairs) reads each message
 alone, as message 0, and its items are moved to the message's place; the shared messages
 keep theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
-replaces a message, it does not edit it. ``identical_prefix`` (the replay's) finds how many
-leading messages two histories share.
+replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
@@ -132,16 +131,3 @@ def of_layer(layer: Any, name: str) -> Callable[..., Any]:
     if getattr(found, "__self__", None) is layer and hasattr(found, "__func__"):
         return OfLayer(layer, found.__func__)
     return found
-
-
-def identical_prefix(previous: Messages, current: Messages) -> int:
-    """How many leading messages the two lists share as equal objects: a binary search over
-    list comparisons, which run at C speed and stop at the first identical object."""
-    low, high = 0, min(len(previous), len(current))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if previous[:middle] == current[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -23,7 +23,7 @@ from ctxlab.marks import same_content
 from ctxlab.replay.blocks import as_blocks
 from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text, shared_prefix
 from ctxlab.sim import thinking
 from ctxlab.sim.content import block_key, key
 
@@ -280,6 +280,16 @@ def test_the_sizer_tells_true_from_one() -> None:
     sizer = Sizer()
     assert [sizer.count(first), sizer.count(second)] == [count_messages(first),
                                                          count_messages(second)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_shared_prefix_is_the_first_message_that_differs_as_text(seed: int) -> None:
+    states = histories(seed)
+    for previous, current in zip(states, states[1:], strict=False):
+        plain = next((i for i in range(min(len(previous), len(current)))
+                      if previous[i] != current[i] and not same_text(previous[i], current[i])),
+                     min(len(previous), len(current)))
+        assert shared_prefix(previous, current) == plain
 
 
 def _removed_as_text(before: Messages, after: Messages) -> Messages:

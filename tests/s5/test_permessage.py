@@ -14,7 +14,7 @@ from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 from s5_pipeline.reads import calls, found_terms
 
-from ctxlab.permessage import PerMessage, identical_prefix
+from ctxlab.permessage import PerMessage
 from ctxlab.prepared import Prepared
 
 Messages = list[dict[str, Any]]
@@ -66,14 +66,6 @@ def test_a_read_that_depends_on_the_task_reads_again_when_the_task_changes() -> 
     terms["words"] = frozenset({"return"})
     assert read(history) == found_terms(history, frozenset({"return"}))
     assert counted.seen == 2 * len(history)
-
-
-def test_equal_messages_count_as_shared() -> None:
-    history = _history(5)
-    copied = [dict(m) for m in history]
-    assert identical_prefix(history, copied) == len(history)
-    copied[3] = dict(copied[3], role="assistant", content="other")
-    assert identical_prefix(history, copied) == 3
 
 
 def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path) -> None:
