@@ -13,17 +13,18 @@ of the full functions: the same messages, the same sum in the same order.
 ``Prepared`` (``prepared``) keeps last turn's results by position and redoes only the
 messages new since, or changed.
 
-The band's reads (``s5_pipeline.reads``) are answers made of what each message says on its
-own, so each gets a memory (``permessage.remember_reads``) that keeps last call's history and
-answer: a turn reads only the messages new since, and a message a batch of clearing replaced
-is read again in its place. ``estimate_part``,
-the estimate of a part of the history, is the difference of two running sums. The band's
-look itself (``microcompact``) keeps last turn's verdicts on the results it looked at:
-the ones it left and the ones it would clear (``settled``); and
-the check after a batch of which of the user's texts are still shown (``shown``, the texts
-of the blocks) reads only the messages new since the last batch, and the calls fetched
-again and the working copies are kept up to date from the new calls and cleared ids
-(``refetched``, ``workingcopy``).
+The band's reads (``s5_pipeline.reads``) are answers made of what each message says on its own,
+so they get a memory (``sharedreads.remember_reads``) that keeps last call's history and
+answers: a turn compares the history once and reads only the messages new since, each by every
+read, and a message a batch of clearing replaced is read again in its place. ``estimate_part``,
+the estimate of a part of the history, is the difference of two running sums. The band's look
+itself (``microcompact``) keeps last turn's verdicts on the results it looked at: the ones it
+left and the ones it would clear (``settled``); and the check after a batch of which of the
+user's texts are still shown (``shown``, the texts of the blocks) reads only the messages new
+since the last batch, and the calls fetched again and the working copies are kept up to date
+from the new calls and cleared ids (``refetched``, ``workingcopy``). The hash of the cache's
+prefix is worked out again only when the tools or the system blocks are other objects
+(``lastcall``).
 
 Not checked: a message object edited in place after ``prepare`` saw it. The history is
 append-only, as the API's own transcript is: to change an old message, put a new message
@@ -37,10 +38,12 @@ from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
-from .permessage import PerMessage, of_layer, remember_reads
+from .lastcall import LastCall
+from .permessage import PerMessage, of_layer
 from .prepared import Prepared
 from .refetched import FetchedAgain
 from .settled import settle
+from .sharedreads import remember_reads
 from .workingcopy import EditedReads
 
 Messages = list[dict[str, Any]]
@@ -79,6 +82,8 @@ def incremental(layer: L) -> L:
     texts = getattr(layer, "user_texts", None)  # the texts put back after a batch (§12.3)
     if callable(getattr(texts, "shown", None)):
         texts.shown = PerMessage(texts.shown)
+    if callable(getattr(layer, "prefix_hash", None)):
+        layer.prefix_hash = LastCall(layer.prefix_hash)
     settle(layer)
     return layer
 

@@ -9,17 +9,14 @@ message replaced by another is read in its place, and the new ones are read. A r
 items name their message by its index (``indexed``: (index, value) pairs) reads each message
 alone, as message 0, and its items are moved to the message's place; the shared messages
 keep theirs. As everywhere in the workbook, a message object edited in place is not seen: a layer
-replaces a message, it does not edit it. ``identical_prefix`` (the replay's) finds how many
-leading messages two histories share.
+replaces a message, it does not edit it.
 """
 
 from __future__ import annotations
 
-import functools
 import weakref
-from collections import Counter
 from collections.abc import Callable
-from itertools import chain, compress, count
+from itertools import compress, count
 from operator import is_not
 from typing import Any
 
@@ -111,41 +108,6 @@ class PerMessage:
         self.answer[start:end] = part
 
 
-class Tallied(PerMessage):
-    """``PerMessage`` for a read whose items are collections (the task's words each result
-    names, ``found``), that also keeps ``tally``: in how many items each element is, kept up
-    to date as items come and go, so a turn counts only what changed."""
-
-    def __init__(self, read: Callable[[Messages], list[Any]], *,
-                 key: Callable[[], object] | None = None, indexed: bool = False) -> None:
-        super().__init__(read, key=key, indexed=indexed)
-        self.tally: Counter[Any] = Counter()
-
-    def _put(self, start: int, end: int, part: list[Any]) -> None:
-        for element in chain.from_iterable(self.answer[start:end]):
-            self.tally[element] -= 1
-            if not self.tally[element]:
-                del self.tally[element]
-        self.tally.update(chain.from_iterable(part))
-        super()._put(start, end, part)
-
-
-def _terms(layer: Any) -> object:
-    """What the band's reads depend on besides the messages: the task's words."""
-    return getattr(layer, "terms", None)
-
-
-def _tally(read: Tallied, messages: Messages) -> Counter[Any]:
-    """``read``'s tally for ``messages`` (a copy: the caller may change it)."""
-    read(messages)
-    return Counter(read.tally)
-
-
-READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
-INDEXED = ("located",)  # the reads whose items are (index of their message, value)
-TALLIES = {"named": "found"}  # a read that tallies the elements of another read's items
-
-
 class OfLayer:
     """A call on ``layer`` made without holding it: ``function(layer, *args)`` through a weak
     reference. The layer holds what calls it (its reads, the incremental steps); a strong
@@ -169,30 +131,3 @@ def of_layer(layer: Any, name: str) -> Callable[..., Any]:
     if getattr(found, "__self__", None) is layer and hasattr(found, "__func__"):
         return OfLayer(layer, found.__func__)
     return found
-
-
-def remember_reads(layer: Any) -> None:
-    """Give each of the band's reads that ``layer`` has (``READS``) a memory: a
-    ``PerMessage`` keyed by the task's words (``layer.terms``), which some of them depend
-    on; a read tallied by another (``TALLIES``) is a ``Tallied`` one, whose tally answers it."""
-    tallied = {read for tally, read in TALLIES.items() if hasattr(layer, tally)}
-    for read in READS:
-        if hasattr(layer, read):
-            setattr(layer, read, (Tallied if read in tallied else PerMessage)(
-                of_layer(layer, read), key=OfLayer(layer, _terms), indexed=read in INDEXED))
-    for tally, read in TALLIES.items():
-        if read in tallied and isinstance(getattr(layer, read, None), Tallied):
-            setattr(layer, tally, functools.partial(_tally, getattr(layer, read)))
-
-
-def identical_prefix(previous: Messages, current: Messages) -> int:
-    """How many leading messages the two lists share as equal objects: a binary search over
-    list comparisons, which run at C speed and stop at the first identical object."""
-    low, high = 0, min(len(previous), len(current))
-    while low < high:
-        middle = (low + high + 1) // 2
-        if previous[:middle] == current[:middle]:
-            low = middle
-        else:
-            high = middle - 1
-    return low

@@ -180,13 +180,14 @@ class Prepared:
         if ledger is not self.ledger:
             return 0, [], 0
         shared = min(len(self.given), len(messages))
-        differ = {i for i in compress(count(), map(is_not, messages[:shared], self.given))
+        differ = {i for i in compress(count(), map(is_not, messages, self.given))
                   if not same_content(messages[i], self.given[i])}
         remark = shared - 1 if 0 < shared == len(self.given) else shared  # last turn's
         # newest: its breakpoint moves on
         changed = set(ledger.recorded[self.recorded:])
-        changed -= {b.get("tool_use_id") for m in messages[shared:]
-                    if not isinstance(m["content"], str) for b in m["content"]}
+        if changed:  # but those of the new messages, done anyway
+            changed -= {b.get("tool_use_id") for m in messages[shared:]
+                        if not isinstance(m["content"], str) for b in m["content"]}
         if changed:  # a decision on an older result: the message holding it
             differ |= {i for i, m in enumerate(messages[:shared]) if _holds(m, changed)}
         redo = sorted(differ)

@@ -19,6 +19,9 @@ A call's tool and its saved place follow from the call itself and never change. 
 batch replaced has its results looked at again; after new terms or notes, or a history cut
 short (a summary), every result is looked at again once. A microcompact that clears a result
 ``old_results`` does not name (a learner's own rule) gets its plain answer, nothing kept.
+The workbook's own microcompact, which looks at each result ``old_results`` names on its own,
+is handed only the results left to look at, as the only ones there are (``keep`` 0, none
+cleared or exempt): it does not sort the whole history out again.
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ class Settled:
     (see the module docs); ``old_results`` is the one that says which results it looks at."""
 
     def __init__(self, microcompact: Microcompact, old_results: OldResults) -> None:
+        from s5_pipeline.microcompact import microcompact as workbook
+
         self.full, self.old_results = microcompact, old_results
+        self.narrow = microcompact is workbook  # it looks at the results named, alone
         self.settled: dict[str, int] = {}  # the results it left as they were -> their message
         self.waiting: Waiting = {}  # the messages with results it would clear
         self.given: Messages = []  # the history of the last call
@@ -59,10 +65,18 @@ class Settled:
                              cleared=cleared, exempt=exempt, after=after)
         looked = self.old_results(messages, located, keep, set(cleared) | set(exempt))
         waiting = _kept(waiting, looked, settled)
-        skipped = set(exempt).union(settled, *(d for _, d in waiting.values()))
-        out, decisions = self.full(messages, tool_names, keep, terms=terms, saved_at=saved_at,
-                                   cleared=cleared, exempt=skipped, after=after,
-                                   located=located)
+        if self.narrow:  # the results left to look at, named as the only ones there are
+            # (none newest, cleared or exempt): it looks at them and at nothing else
+            known = settled.keys() | {ident for _, kept in waiting.values() for ident in kept}
+            out, decisions = self.full(messages, tool_names, 0, terms=terms, saved_at=saved_at,
+                                       after=after, located=[
+                                           (index, ident) for ident, index in looked.items()
+                                           if ident not in known])
+        else:
+            skipped = set(exempt).union(settled, *(d for _, d in waiting.values()))
+            out, decisions = self.full(messages, tool_names, keep, terms=terms,
+                                       saved_at=saved_at, cleared=cleared, exempt=skipped,
+                                       after=after, located=located)
         if not decisions.keys() <= looked.keys():  # a look that clears what ``old_results``
             # does not name (a learner's own rule): its plain answer, nothing remembered
             return self.full(messages, tool_names, keep, terms=terms, saved_at=saved_at,

@@ -16,7 +16,7 @@ cold) and reads the history through ``HistoryReads`` (``reads``).
 from __future__ import annotations
 
 from itertools import compress, count
-from operator import is_not
+from operator import is_not, itemgetter
 from typing import Any
 
 from s3_offload.layer import result_text
@@ -180,7 +180,7 @@ def _decisions(chosen: Chosen | None) -> dict[str, str]:
 def _replies(messages: Messages) -> int:
     """The requests answered so far, read from the history (so a resumed session counts the
     same): the estimate of those still to come (§6.5)."""
-    return [m["role"] for m in messages].count("assistant")
+    return list(map(itemgetter("role"), messages)).count("assistant")
 
 
 def _saved_at(tool_use_id: str) -> str | None:

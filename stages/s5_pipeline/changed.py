@@ -40,7 +40,9 @@ class ChangedFiles:
         """The attachments of the files in ``seen`` (path → modification time when the agent
         last saw it) whose time moved since and that were not attached at this time before:
         each ``<file path="…">``, the rebuild's note, its current text (clipped), ``</file>``."""
-        blocks = []
+        blocks: list[str] = []
+        if not seen:  # no file seen yet: no path to resolve (this runs before every request)
+            return blocks
         root = root.resolve()
         for path, then in seen.items():
             try:

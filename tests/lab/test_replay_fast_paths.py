@@ -23,7 +23,7 @@ from ctxlab.marks import same_content
 from ctxlab.replay.blocks import as_blocks
 from ctxlab.replay.carry import removed
 from ctxlab.replay.check import Checker, violation
-from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text
+from ctxlab.replay.measure import Sizer, canonical, count_messages, same_text, shared_prefix
 from ctxlab.sim import thinking
 from ctxlab.sim.content import block_key, key
 
@@ -152,6 +152,60 @@ def test_the_checker_looks_only_at_the_rounds_that_changed() -> None:
     assert checker(history) is None and checker.spans(list(history)) == []
 
 
+def test_a_breakpoint_taken_off_is_not_checked_again_but_one_put_on_is() -> None:
+    """A layer moves its breakpoint every request: the message that loses it needs no new
+    check (no rule asks for a breakpoint), the one that gets it does (a breakpoint can
+    break one: on a thinking block, say)."""
+    rng = random.Random(2)
+    history: Messages = [{"role": "user", "content": [{"type": "text", "text": "Go."}]}]
+    while len(history) < 40:
+        history += _round(rng, len(history))
+    k = next(i for i, m in enumerate(history)
+             if m["content"][0]["type"] == "thinking" and 0 < i < len(history) - 2)
+    marked = copy.deepcopy(history[k + 1])
+    marked["content"][-1]["cache_control"] = {"type": "ephemeral"}
+    checker = Checker(model=MODEL)
+    assert checker([*history[:k + 1], marked, *history[k + 2:]]) is None
+    assert checker.spans(history) == []  # only its breakpoint went
+    assert checker(history) is None
+    thought = copy.deepcopy(history[k])
+    thought["content"][0]["cache_control"] = {"type": "ephemeral"}
+    wrong = [*history[:k], thought, *history[k + 1:]]
+    assert checker.spans(wrong) == [(k, k + 2), (len(history) - 2, len(history))]
+    assert checker(wrong) == violation(wrong, model=MODEL) is not None
+
+
+def test_a_result_cleared_to_text_is_not_checked_again_any_other_change_is() -> None:
+    """A batch of clearing replaces old results' contents with text, which no rule looks
+    at: their rounds need no new check. A result's content replaced by blocks, or any other
+    field of its message changed (``true`` to ``1`` included), is checked again."""
+    rng = random.Random(4)
+    history: Messages = [{"role": "user", "content": [{"type": "text", "text": "Go."}]}]
+    while len(history) < 40:
+        history += _round(rng, len(history))
+    k = next(i for i, m in enumerate(history) if 0 < i < 30 and m["role"] == "user"
+             and m["content"][0]["type"] == "tool_result")
+    result = dict(history[k]["content"][0], is_error=True)
+    history[k] = dict(history[k], content=[result, *history[k]["content"][1:]])
+    checker = Checker(model=MODEL)
+    assert checker(history) is None
+
+    def edited(**changes: Any) -> Messages:
+        block = dict(history[k]["content"][0], **changes)
+        return [*history[:k], dict(history[k], content=[block, *history[k]["content"][1:]]),
+                *history[k + 1:]]
+
+    assert checker.spans(edited(content="[cleared]")) == []
+    last = (len(history) - 2, len(history))
+    for wrong in (edited(content=[{"type": "text"}]),
+                  edited(content="[cleared]", tool_use_id="toolu_other")):
+        assert checker.spans(wrong) == [(k - 1, k + 1), last]
+        assert checker(wrong) == violation(wrong, model=MODEL) is not None
+        assert checker(history) is None
+    flagged = edited(content="[cleared]", is_error=1)  # 1 is not true
+    assert checker.spans(flagged) == [(k - 1, k + 1), last]
+
+
 def test_a_role_swapped_takes_its_neighbours_rounds_along() -> None:
     """Two assistant messages in a row are one to the API (R3), so the results after them may
     answer either; once the first becomes a user message, the second is a round of its own
@@ -226,6 +280,16 @@ def test_the_sizer_tells_true_from_one() -> None:
     sizer = Sizer()
     assert [sizer.count(first), sizer.count(second)] == [count_messages(first),
                                                          count_messages(second)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_shared_prefix_is_the_first_message_that_differs_as_text(seed: int) -> None:
+    states = histories(seed)
+    for previous, current in zip(states, states[1:], strict=False):
+        plain = next((i for i in range(min(len(previous), len(current)))
+                      if previous[i] != current[i] and not same_text(previous[i], current[i])),
+                     min(len(previous), len(current)))
+        assert shared_prefix(previous, current) == plain
 
 
 def _removed_as_text(before: Messages, after: Messages) -> Messages:

@@ -139,6 +139,15 @@ SHAPES: list[Any] = [
     {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "x"}]},
     {"type": "thinking", "thinking": "t", "signature": "s", "cache_control": BREAKPOINT},
     {"type": "text", "text": "x", "cache_control": {"type": "persistent"}},
+    {"type": "text", "text": "x", "cache_control": {"type": "ephemeral", "ttl": "2h"}},
+    {"type": "text", "text": "x", "cache_control": {"type": "ephemeral", "ttl": 5}},
+    {"type": "text", "text": "x", "cache_control": {"ttl": "5m"}},
+    {"type": "text", "text": "x", "cache_control": "ephemeral"},
+    {"type": "redacted_thinking", "data": "d", "cache_control": {"type": "ephemeral"}},
+    {"type": "tool_use", "id": "t", "name": "n", "input": {},
+     "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    {"type": "tool_result", "tool_use_id": "t", "content": "x",
+     "cache_control": {"type": "ephemeral", "ttl": None}},
     {"type": "compaction", "content": ["x"]},
     {"type": "compaction", "content": "summary"},
     {"type": "compaction"},
@@ -157,7 +166,7 @@ def test_the_quick_shape_look_vouches_only_for_blocks_the_full_check_passes(bloc
 
 
 def test_the_quick_look_takes_the_common_shapes():
-    common = [BLOCKS[0], BLOCKS[2], BLOCKS[3], BLOCKS[9], BLOCKS[11],
+    common = [BLOCKS[0], BLOCKS[1], BLOCKS[2], BLOCKS[3], BLOCKS[9], BLOCKS[11],
               {"type": "tool_result", "tool_use_id": "t",
                "content": [{"type": "text", "text": "x"}]}]
     assert all(schema._plain(b, schema.MESSAGE_TYPES) for b in common)

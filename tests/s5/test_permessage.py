@@ -14,7 +14,7 @@ from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 from s5_pipeline.reads import calls, found_terms
 
-from ctxlab.permessage import PerMessage, identical_prefix
+from ctxlab.permessage import PerMessage
 from ctxlab.prepared import Prepared
 
 Messages = list[dict[str, Any]]
@@ -66,14 +66,6 @@ def test_a_read_that_depends_on_the_task_reads_again_when_the_task_changes() -> 
     terms["words"] = frozenset({"return"})
     assert read(history) == found_terms(history, frozenset({"return"}))
     assert counted.seen == 2 * len(history)
-
-
-def test_equal_messages_count_as_shared() -> None:
-    history = _history(5)
-    copied = [dict(m) for m in history]
-    assert identical_prefix(history, copied) == len(history)
-    copied[3] = dict(copied[3], role="assistant", content="other")
-    assert identical_prefix(history, copied) == 3
 
 
 def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path) -> None:
@@ -200,58 +192,6 @@ def test_a_read_that_fails_leaves_the_next_call_right() -> None:
     failing["at"] = None
     assert memo(edited) == located_results(edited)
     assert memo(history) == located_results(history)
-
-
-def test_a_tally_follows_any_edit_of_the_history() -> None:
-    """``Tallied`` keeps, beside its answer, how many items hold each element: after seeded
-    edits as a session makes them (a round, a batch, a round dropped, a history cut short, a
-    change of the task's words) it is the count of the full function's answer, as
-    ``HistoryReads.named`` counts it."""
-    import random
-    from collections import Counter
-    from itertools import chain
-
-    from ctxlab.permessage import Tallied
-
-    rng = random.Random(5)
-    words = {"now": frozenset({"owner", "team", "return"})}
-    tallied = Tallied(lambda messages: found_terms(messages, words["now"]),
-                      key=lambda: words["now"])
-    history = _history(6)
-    for step in range(150):
-        edit = rng.randrange(5)
-        if edit == 0:
-            history = history + _history(len(history) // 2 + 1)[len(history):]
-        elif edit == 1 and len(history) > 3:
-            history = list(history)
-            i = rng.randrange(2, len(history), 2)
-            block = history[i]["content"][0]
-            history[i] = dict(history[i], content=[dict(block, content=f"team {step}")])
-        elif edit == 2 and len(history) > 5:
-            history = history[:1] + history[3:]
-        elif edit == 3:
-            history = history[:rng.randrange(1, len(history) + 1)]
-        else:
-            words["now"] = frozenset(rng.sample(["owner", "team", "return", "part"], k=2))
-        found = found_terms(history, words["now"])
-        assert tallied(history) == found, step
-        assert tallied.tally == Counter(chain.from_iterable(found)), step
-        assert all(n > 0 for n in tallied.tally.values())
-
-
-def test_the_band_s_tally_is_the_plain_one(tmp_path: Path) -> None:
-    """A layer made incremental answers ``named`` from its ``found`` memory, as the plain
-    layer counts it."""
-    from s5_pipeline import make_layer
-
-    from ctxlab.permessage import Tallied
-
-    layer = make_layer()
-    layer.terms = frozenset({"owner", "team"})
-    history = _history(12)
-    assert isinstance(layer.found, Tallied)
-    plain = type(layer).named(layer, history)
-    assert layer.named(history) == plain and plain["owner"] == 12
 
 
 def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:

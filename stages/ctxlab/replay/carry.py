@@ -10,7 +10,8 @@ verbatim — all of them after a plain truncation, none after a summary that car
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from itertools import compress
+from itertools import compress, count
+from operator import is_not
 from typing import Any
 
 from ctxlab.kinds import PATH_FIELDS as PATH_KEYS
@@ -64,27 +65,31 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
     but for a cache mark, which moves every turn) — that is, equal as text (``canonical``)
     to none of the messages new in ``after``.
 
-    What only one side holds is found at C speed, and a message of ``before`` whose place in
-    ``after`` went to a new one that differs only in its marks (``marks.same_content``) is held
-    without writing either as text, and so is one whose strings no new message has: a batch
+    Only the places where the two lists hold other objects (found at C speed), and their
+    tails, can hold a message one of them lacks; a message of ``before`` whose place in
+    ``after`` went to a new one that differs only in its marks (``marks.same_content``) is
+    held without writing either as text, and one is written as text only beside the new
+    messages with its strings (two messages equal as text have the same ones): a batch
     costs what it replaced, not the history."""
+    places = [*compress(count(), map(is_not, before, after)),
+              *range(min(len(before), len(after)), max(len(before), len(after)))]
     before_ids, after_ids = set(map(id, before)), set(map(id, after))
-    gone_ids, fresh_ids = before_ids - after_ids, after_ids - before_ids
-    gone = [(i, m) for i, m in compress(enumerate(before),
-                                        map(gone_ids.__contains__, map(id, before)))
-            if not (i < len(after) and id(after[i]) in fresh_ids and
-                    same_content(m, after[i]))]
-    if not gone or not fresh_ids:
+    gone = [(i, before[i]) for i in places if i < len(before) and id(before[i]) not in after_ids
+            and not (i < len(after) and id(after[i]) not in before_ids and
+                     same_content(before[i], after[i]))]
+    fresh = [after[i] for i in places if i < len(after) and id(after[i]) not in before_ids]
+    if not gone or not fresh:
         return [m for _, m in gone]
-    fresh = list(compress(after, map(fresh_ids.__contains__, map(id, after))))
-    strings = {_strings(m) for m in fresh}
-    texts: set[str] = set()
+    by_strings: dict[tuple[Any, ...], list[Message]] = {}
+    for message in fresh:
+        by_strings.setdefault(_strings(message), []).append(message)
+    texts: dict[int, str] = {}  # the new messages written as text, by id
     lost = []
-    for _, message in gone:  # one whose strings no new message has differs from all as text
-        if _strings(message) in strings:
-            texts = texts or {canonical(m) for m in fresh}
-            if canonical(message) in texts:
-                continue
+    for _, message in gone:
+        alike = by_strings.get(_strings(message), ())
+        if alike and canonical(message) in {
+                texts.setdefault(id(m), canonical(m)) for m in alike}:
+            continue
         lost.append(message)
     return lost
 

@@ -18,7 +18,9 @@ from itertools import compress, count
 from operator import is_not
 from typing import Any
 
+from ctxlab.marks import same_content
 from ctxlab.sim import validate
+from ctxlab.sim.content import key
 from ctxlab.sim.errors import APIError
 from ctxlab.sim.schema import parse
 
@@ -44,6 +46,44 @@ def _role(message: Any) -> Any:
     return message.get("role") if type(message) is dict else None
 
 
+def _unmarked(message: Any, before: Any) -> bool:
+    """Whether ``message`` is ``before`` with its breakpoints taken off (the same but for
+    them, ``marks.same_content``, and none left): no rule asks for a breakpoint, so what
+    passed with them passes without (a layer moves its breakpoint on every request)."""
+    content = message.get("content") if type(message) is dict else None
+    return type(content) is list and type(before) is dict and not any(
+        type(b) is dict and "cache_control" in b for b in content) and same_content(
+        message, before)
+
+
+def _results_cleared(message: Any, before: Any) -> bool:
+    """Whether ``message`` is ``before`` with only some tool results' contents replaced by
+    text (a batch of clearing): no rule looks inside a result's text, so what passed before
+    passes now. Every other value is the same JSON (``sim.content.key``: ``true`` is not
+    ``1``)."""
+    if type(message) is not dict or type(before) is not dict or message.keys() != before.keys():
+        return False
+    blocks, was = message.get("content"), before.get("content")
+    return type(blocks) is list and type(was) is list and len(blocks) == len(was) and all(
+        _same_json(message[k], before[k]) for k in message if k != "content") and all(
+        map(_cleared_or_same, blocks, was))
+
+
+def _cleared_or_same(block: Any, before: Any) -> bool:
+    """Whether ``block`` is ``before``, or that tool result with its content replaced by text."""
+    if block is before:
+        return True
+    if type(block) is not dict or type(before) is not dict or block.keys() != before.keys():
+        return False
+    cleared = block.get("type") == "tool_result" and type(block.get("content")) is str
+    return all(_same_json(block[k], before[k]) for k in block if not (cleared and k == "content"))
+
+
+def _same_json(value: Any, other: Any) -> bool:
+    """Whether two values are the same object or the same JSON."""
+    return value is other or key(value) == key(other) is not None
+
+
 def _starts_round(messages: Messages, i: int) -> bool:
     """Whether an assistant message that follows a user message sits at ``i``."""
     return _role(messages[i]) == "assistant" and _role(messages[i - 1]) == "user"
@@ -63,17 +103,18 @@ class Checker:
     """``violation`` for a history that changes a little between checks, in time that grows
     with what changed, not with the history.
 
-    A *round* is an assistant message that follows a user message, up to the next such one
-    (the messages before the first round are a round of their own). Every rule but R2 looks
-    inside one round: a block (R6), a tool_use and the next message (R7–R9, with same-role
-    messages merged, R3: merging never crosses a round's edge), the last message (R10), the
-    latest assistant message (R14). So after a check that passed, only the rounds holding a
-    message that changed since (not the same object and not equal to it; a message whose role
-    changed also touches its neighbours' rounds) and the rounds of the new messages, or else
-    the last round, are checked again, put one after another behind a stand-in first user
-    message (R2 held before, for the same first message): no rule links two rounds, and
-    they keep their order, so the first rule broken is the one a whole check finds. A check
-    that finds one is done again on the whole history, which words it with the whole
+    A *round* is an assistant message that follows a user message, up to the next such one (the
+    messages before the first round are a round of their own). Every rule but R2 looks inside
+    one round: a block (R6), a tool_use and the next message (R7–R9, with same-role messages
+    merged, R3: merging never crosses a round's edge), the last message (R10), the latest
+    assistant message (R14). So after a check that passed, only the rounds holding a message
+    that changed since (not the same object and not equal to it, nor the same with its
+    breakpoints taken off or with tool results' contents replaced by text, which no rule looks
+    at; a message whose role changed also touches its neighbours' rounds) and the rounds of the
+    new messages, or else the last round, are checked again, put one after another behind a
+    stand-in first user message (R2 held before, for the same first message): no rule links two
+    rounds, and they keep their order, so the first rule broken is the one a whole check finds.
+    A check that finds one is done again on the whole history, which words it with the whole
     history's message numbers; the next check after it is a whole one too.
     """
 
@@ -100,7 +141,8 @@ class Checker:
         old, size = self.checked, len(messages)
         regions = []
         for i in compress(count(), map(is_not, messages, old)):  # C speed: stops at a change
-            if messages[i] != old[i]:
+            if messages[i] != old[i] and not _unmarked(messages[i], old[i]) and not \
+                    _results_cleared(messages[i], old[i]):
                 moved = _role(messages[i]) != _role(old[i])
                 regions.append((max(i - moved, 0), min(i + moved, size - 1)))
         if not regions and len(old) == size:

@@ -122,7 +122,8 @@ class Replay:
             rest = [b for b in message["content"] if b.get("type") != "tool_result"]
             given = message
             message = {"role": "user", "content": list(admitted) + rest}
-            fired = self._drain("admit", message_tokens(given) - message_tokens(message))
+            fired = self._drain("admit", message_tokens(given) - message_tokens(message)
+                                if self.session.events else 0)  # measured for an event only
             live.append(message)
             if fired or admitted != results:
                 self._check("admit", live)

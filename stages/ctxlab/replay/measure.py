@@ -25,7 +25,7 @@ from operator import is_not
 from typing import Any
 
 from ctxlab.marks import same_content
-from ctxlab.permessage import ByObject, identical_prefix
+from ctxlab.permessage import ByObject
 from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 
 from .blocks import as_blocks
@@ -77,7 +77,8 @@ class Sizer:
     moves by what it changed. What is left per request runs at C speed: finding the
     messages a layer replaced (other objects at the same places). Messages are matched by
     identity, not by equality: ``1`` and ``true`` are equal to Python but not the same text
-    to a tokenizer."""
+    to a tokenizer; a message replaced by one that is the same but for its breakpoints
+    (``marks.same_content``, which keeps ``1`` and ``true`` apart) keeps its count."""
 
     def __init__(self, known: ByObject | None = None) -> None:
         self.messages: list[Message] = []
@@ -104,6 +105,8 @@ class Sizer:
             self.whole -= sum(full[size:])
             del full[size:], thinking[size:], starts[size:]
         for i in replaced:
+            if same_content(messages[i], old[i]):  # only its breakpoints moved: a breakpoint
+                continue  # is no text, so its tokens are the ones counted (``block_text``)
             tokens, thought, starts[i] = self.known.get(messages[i], _counted)
             self.whole += tokens - full[i]
             if i < start:
@@ -160,11 +163,9 @@ def same_text(first: Message, second: Message) -> bool:
 def shared_prefix(previous: list[Message], current: list[Message]) -> int:
     """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix).
 
-    Equal objects are skipped at C speed (``identical_prefix``); only a message that differs
-    as an object (a moved cache mark, say) is compared block by block (``same_text``)."""
-    n = 0
-    while True:
-        n += identical_prefix(previous[n:], current[n:])
-        if n >= min(len(previous), len(current)) or not same_text(previous[n], current[n]):
-            return n
-        n += 1
+    The same objects are skipped at C speed, and so are equal ones; only a message that
+    differs (a moved cache mark, say) is compared block by block (``same_text``)."""
+    for i in compress(count(), map(is_not, previous, current)):
+        if previous[i] != current[i] and not same_text(previous[i], current[i]):
+            return i
+    return min(len(previous), len(current))

@@ -146,13 +146,17 @@ def _check_block(block: Any, path: str, allowed: tuple[str, ...]) -> dict[str, A
 
 def _plain(block: Any, allowed: tuple[str, ...]) -> bool:
     """Whether ``block`` has one of the common shapes that ``_check_block`` passes: an allowed
-    type of ``PLAIN`` with its required fields of their exact JSON type, no ``cache_control``,
-    a result's content a string or plain text blocks. One quick look, without building the
-    error paths; a block it cannot vouch for gets the full check, which words the error."""
-    if type(block) is not dict or "cache_control" in block:
+    type of ``PLAIN`` with its required fields of their exact JSON type, no ``cache_control``
+    but a plain breakpoint (``_plain_mark``) outside thinking, a result's content a string or
+    plain text blocks. One quick look, without building the error paths; a block it cannot
+    vouch for gets the full check, which words the error."""
+    if type(block) is not dict:
         return False
     kind = block.get("type")
     if type(kind) is not str or kind not in allowed or kind not in PLAIN:
+        return False
+    if "cache_control" in block and (kind in ("thinking", "redacted_thinking")
+                                     or not _plain_mark(block["cache_control"])):
         return False
     for name, expected in PLAIN[kind]:
         if type(block.get(name)) is not expected:
@@ -165,6 +169,14 @@ def _plain(block: Any, allowed: tuple[str, ...]) -> bool:
     if kind == "compaction":
         return content is None
     return type(content) is list and all(_plain(sub, ("text",)) for sub in content)
+
+
+def _plain_mark(value: Any) -> bool:
+    """Whether ``value`` is a breakpoint ``_check_cache_control`` passes, at a glance:
+    ``{"type": "ephemeral"}``, with a ``ttl`` of ``"5m"`` or ``"1h"`` or none."""
+    return type(value) is dict and type(value.get("type")) is str and \
+        value["type"] == "ephemeral" and (value.get("ttl") is None or (
+            type(value["ttl"]) is str and value["ttl"] in ("5m", "1h")))
 
 
 def _normalise_messages(raw: Any) -> tuple[list[dict[str, Any]], list[list[tuple[int, int]]]]:
