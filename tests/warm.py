@@ -132,7 +132,8 @@ class Warm:
             self._refusal.append(json.loads(self.server.stdout.readline()))
         if self._refusal[0]:
             return str(self._refusal[0])
-        if (Path(cwd) / "matplotlibrc").is_file():
+        rc = Path(cwd) / "matplotlibrc"
+        if rc.exists() and not rc.is_dir():  # as matplotlib_fname() looks for it
             return f"{cwd} has a matplotlibrc, which matplotlib reads at import"
         return None
 
