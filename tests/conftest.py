@@ -36,6 +36,8 @@ def pytest_configure(config: pytest.Config) -> None:
     pytest-xdist workers start so that they, and the notebooks' kernels, inherit it. A session
     started inside another (``ctxlab grade`` in a test) uses its parent's."""
     config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's (a no-op without it)")
+    config.addinivalue_line("markers", "shares_runs(why): the test patches or captures only "
+                            "what cannot change a run: its runs may be shared (ctxlab.runcache)")
     os.environ["CTXLAB_LANG"] = "en"  # learner-facing lines in English whatever the locale;
     # tests that read them in Chinese set CTXLAB_LANG=zh themselves (monkeypatch)
     os.environ.update(TERMINAL)
@@ -62,7 +64,12 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 @pytest.fixture(autouse=True)
 def _fresh_runs_when_patched(request: pytest.FixtureRequest) -> None:
     """A test that patches code, or watches logs and output, computes its runs itself: a
-    shared run was computed without the patch and printed nothing here."""
+    shared run was computed without the patch and printed nothing here. Unless it is marked
+    ``shares_runs``: what it patches or watches cannot change a run nor anything printed while
+    one is computed (a run prints nothing but a resumed run's warnings, and those are never
+    shared), only what is done or printed with its result."""
+    if request.node.get_closest_marker("shares_runs"):
+        return
     if {"monkeypatch", "caplog", "capsys", "capfd", "recwarn"} & set(request.fixturenames):
         request.getfixturevalue("monkeypatch").delenv(runcache.ENV, raising=False)
 

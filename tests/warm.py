@@ -10,8 +10,21 @@ is imported before the fork: each process imports it afresh, as a learner's woul
 A preloaded module must read nothing at import that a process could set otherwise: the SDK
 reads its own variables (``ANTHROPIC_LOG``, ``DEFER_PYDANTIC_BUILD``), so a process is
 forked only with the server's environment but for ``UNREAD`` (``start`` refuses anything
-else); matplotlib reads ``MPLBACKEND`` and a ``matplotlibrc`` in the folder, ipykernel
-``JPY_PARENT_PID``: they are not preloaded. The forked processes share the server's hash seed.
+else). matplotlib (and pyplot, with the Agg renderer every figure of a notebook is drawn
+with) also reads, at import:
+
+- ``MPLBACKEND``, which ipykernel sets for itself (to its inline backend) before any cell
+  runs, when the environment does not: the server imports it with ``KERNEL_SETS`` set the
+  same way, so ``rcParams['backend']`` is what a fresh kernel's is;
+- a ``matplotlibrc`` in the process's folder, which the server's folder does not have:
+  ``refuses`` such a folder, and the kernel then starts as before;
+- its config and cache folder (``MPLCONFIGDIR``, else under ``HOME``: both in the compared
+  environment, and so is the font cache in it); where that folder is not writable, matplotlib
+  makes a temporary one and removes it at exit, which every forked process would inherit:
+  the server then ``refuses`` every process, and they all start as before.
+
+ipykernel reads ``JPY_PARENT_PID``: it is not preloaded. The forked processes share the
+server's hash seed.
 
 They are the server's children: it reaps each once it has exited and reports its status, and
 it is waited for in turn (``close``), so their CPU time is counted where ``time`` sees it.
@@ -31,18 +44,31 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-PRELOAD = ("anthropic",)
+PRELOAD = ("anthropic", "matplotlib.pyplot", "matplotlib.backends.backend_agg")
+KERNEL_SETS = {"MPLBACKEND": "module://matplotlib_inline.backend_inline"}
+"""What ipykernel sets in its own environment, when unset, before it runs a cell
+(``ipykernel.kernelapp``): set in the server's while it preloads, and only then."""
 UNREAD = ("JPY_", "PYTEST_CURRENT_TEST")
 """Variables (or prefixes) that differ between processes by design and that no preloaded
 module reads at import: jupyter_client's per kernel, pytest's per test."""
 
 SERVER = r"""
 import gc, json, os, runpy, sys
+kernel_sets, *preload = sys.argv[1:]
+environ = dict(os.environ)
+os.environ.update({key: value for key, value in json.loads(kernel_sets).items()
+                   if not environ.get(key)})
 gc.disable()  # as ctxlab.startup: the preloaded modules' objects live as long as the process,
-for name in sys.argv[1:]:  # so they are loaded without collections and then set aside from
+for name in preload:  # so they are loaded without collections and then set aside from
     __import__(name)  # the collector, here and in every process forked from here
 gc.enable()
 gc.freeze()
+made = os.environ.get("MPLCONFIGDIR") != environ.get("MPLCONFIGDIR")
+os.environ.clear()
+os.environ.update(environ)
+sys.stdout.write(json.dumps(made and "matplotlib made itself a temporary config folder "
+                            "(MPLCONFIGDIR or HOME's is not writable)") + "\n")
+sys.stdout.flush()
 
 
 def serve():
@@ -93,8 +119,23 @@ class Warm:
 
     def __init__(self, preload: tuple[str, ...] = PRELOAD) -> None:
         self.env = dict(os.environ)
-        self.server = subprocess.Popen([sys.executable, "-c", SERVER, *preload],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.server = subprocess.Popen(
+            [sys.executable, "-c", SERVER, json.dumps(KERNEL_SETS), *preload],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self._refusal: list[str | bool] = []  # the server's first line, read when first needed
+
+    def refuses(self, cwd: str | Path) -> str | None:
+        """Why a process in ``cwd`` would not start here as it would fresh (then start it
+        without Warm), or None."""
+        if not self._refusal:
+            assert self.server.stdout
+            self._refusal.append(json.loads(self.server.stdout.readline()))
+        if self._refusal[0]:
+            return str(self._refusal[0])
+        rc = Path(cwd) / "matplotlibrc"
+        if rc.exists() and not rc.is_dir():  # as matplotlib_fname() looks for it
+            return f"{cwd} has a matplotlibrc, which matplotlib reads at import"
+        return None
 
     @staticmethod
     def supported() -> bool:
@@ -116,6 +157,9 @@ class Warm:
         if read:
             raise ValueError(f"a preloaded module may have read {read} otherwise: start the "
                              "process without Warm, or check the module and add it to UNREAD")
+        refusal = self.refuses(cwd)
+        if refusal:
+            raise ValueError(f"{refusal}: start the process without Warm")
         pid = self._ask({"module": module, "args": args, "cwd": str(cwd), "env": dict(env)})
         assert isinstance(pid, int), pid
         return Forked(self, pid)

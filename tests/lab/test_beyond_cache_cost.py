@@ -114,6 +114,7 @@ def test_a_situation_is_measured_from_a_run(reference: None) -> None:
         situation_at(kind="fold")
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_cachecost_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cachecost", "--turns", "6", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

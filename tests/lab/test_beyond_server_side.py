@@ -112,6 +112,7 @@ def test_capabilities_cover_the_issue_s_three(report: dict[str, Any]) -> None:
     assert all(set(c) == {"capability", "a", "b", "c", "d"} for c in CAPABILITIES)
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_serverside_command_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serverside", "--only", "a,c", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

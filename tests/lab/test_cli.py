@@ -40,6 +40,7 @@ def test_run_json_with_stderr_merged_is_still_json(capsys: pytest.CaptureFixture
     assert json.loads(shown.out + shown.err)["turns"] > 0
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_demo_json_shows_cache_reads_then_a_cold_cache(capsys: pytest.CaptureFixture[str]) -> None:
     report = _json(capsys, ["demo", "--json"])
     reads = [row["cache_read"] for row in report["cache_tour"]]
@@ -110,6 +111,7 @@ def test_serving_a_scenario_answers_as_its_agent_over_http() -> None:
     assert uses[0].input == {"command": "python3 check.py"}
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_example_json_prints_the_ch8_table(capsys: pytest.CaptureFixture[str]) -> None:
     table = _json(capsys, ["example", "ch8.3", "--json"])
     assert set(table) >= {"start", "after_l3", "after_l1", "after_l2", "l4_ran"}

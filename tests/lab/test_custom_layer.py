@@ -43,6 +43,7 @@ def test_run_meters_your_layer_like_a_stage(spec: str, capsys) -> None:
     assert summary["tokens_per_task"] > 0 and summary["turns"] > 0
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_compare_adds_your_row_and_the_oracle(spec: str, capsys) -> None:
     assert main(["compare", "--scenario", "bugfix-small", "--layer", spec, "--oracle",
                  "--json"]) == 0
@@ -70,6 +71,7 @@ def test_a_wrong_option_and_a_stage_are_refused(spec: str, capsys) -> None:
         assert main(["run", "--scenario", "bugfix-small", "--layer", spec, *argv]) == 2
 
 
+@pytest.mark.shares_runs("rows.missing picks which rows run, not how one runs")
 def test_peers_without_the_extra_show_the_rest_and_say_how_to_install(monkeypatch,
                                                                        capsys) -> None:
     """The rows that need no library (observation masking, the API's own, the oracle) run
@@ -85,6 +87,7 @@ def test_peers_without_the_extra_show_the_rest_and_say_how_to_install(monkeypatc
         f"LangChain's rows left out (not installed): {peers.INSTALL}"]
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_the_ladder_judges_your_layer_as_a_cell(spec: str, capsys) -> None:
     """A rung judged on one run (those judged over eight seeds take sixteen runs or more)."""
     assert main(["ladder", "--layer", spec, "--rung", "history-fills-window", "--stage", "3",

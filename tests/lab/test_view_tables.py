@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from rich.console import Console
 
 from ctxlab.telemetry import RunSummary, record_from_usage, tool_call
@@ -82,6 +83,7 @@ def test_the_compact_bill_says_why_a_run_failed() -> None:
     assert "stage 1: error: prompt is too long;" in text
 
 
+@pytest.mark.shares_runs("capsys reads the command's report")
 def test_compare_says_the_baseline_runs_on_a_1m_window(capsys) -> None:
     from ctxlab.cli import main
     from ctxlab.report.compare import LARGE_WINDOW_MODEL

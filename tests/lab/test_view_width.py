@@ -128,6 +128,7 @@ def test_the_acceptance_table_fits(width: int) -> None:
                     ["1,234,567", "microcompact", WIRED_WRONG, NO_CHANCE])
 
 
+@pytest.mark.shares_runs("COLUMNS sets the report's width; no run reads it")
 @pytest.mark.parametrize("argv", [["demo"], ["example", "ch8.3"], ["cachecost", "--turns", "6"]])
 def test_reports_read_at_80_columns(argv: list[str], monkeypatch: pytest.MonkeyPatch,
                                     capsys: pytest.CaptureFixture[str]) -> None:

@@ -76,13 +76,16 @@ class ThisPythonKernel(AsyncKernelManager):
 
 
 class WarmProvisioner(LocalProvisioner):
-    """jupyter_client's own provisioner, but the kernel process is forked from ``warm``."""
+    """jupyter_client's own provisioner, but the kernel process is forked from ``warm``
+    unless it ``refuses`` the kernel's folder."""
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> KernelConnectionInfo:
         python, flag, module, *args = cmd
         assert (python, flag) == (sys.executable, "-m"), cmd  # ipykernel's own kernel spec
         assert set(kwargs) <= {"env", "cwd", "kernel_id"}, sorted(kwargs)
         cwd, warm = kwargs.get("cwd") or os.getcwd(), self.parent.warm
+        if warm.refuses(cwd):
+            return await super().launch_kernel(cmd, **kwargs)
         env = {**kwargs["env"], "JPY_PARENT_PID": str(warm.server.pid)}  # its parent: it ends
         self.process = warm.start(module, args, cwd=cwd, env=env)  # if that one is gone
         self.pid = self.pgid = self.process.pid  # a session of its own, as jupyter's

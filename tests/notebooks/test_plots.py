@@ -228,6 +228,7 @@ def test_rerun_panel_reruns_and_redraws(truncated: runner.RunResult) -> None:
     assert describe(panel.result).startswith("succeeded")
 
 
+@pytest.mark.shares_runs("no ipywidgets changes the panel's controls; no run imports it")
 def test_rerun_panel_without_ipywidgets(monkeypatch: pytest.MonkeyPatch,
                                         capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails

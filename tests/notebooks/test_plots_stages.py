@@ -251,6 +251,7 @@ def test_options_panel_reruns_with_the_knobs() -> None:
     assert panel.result.records[0].model == "claude-sonnet-4-6"
 
 
+@pytest.mark.shares_runs("no ipywidgets changes the panel's controls; no run imports it")
 def test_options_panel_nests_options_and_works_without_ipywidgets(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setitem(sys.modules, "ipywidgets", None)  # import fails

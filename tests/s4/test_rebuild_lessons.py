@@ -78,6 +78,7 @@ def test_the_switch_from_the_command_line(capsys: pytest.CaptureFixture[str]) ->
     assert main(["run", "--keep-everything", "--set", "rebuild=false"]) == 2
 
 
+@pytest.mark.shares_runs("the spy records the arguments around the real run")
 def test_compare_runs_the_variant_on_the_stages_that_take_the_option(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     from ctxlab import rows as registry  # every row of compare runs through it
