@@ -50,3 +50,31 @@ def _same_value(value: Any, other: Any) -> bool:
     that is the same object or that Python finds unequal."""
     return value is other or value == other and \
         content.key(value) == content.key(other) is not None
+
+
+class SameContentMemo:
+    """``same_content`` that answers a pair of message objects it was asked about this turn
+    or the one before from memory. A replay asks about one pair several times (its sizers,
+    its check, its carry, the next request's prefix): last turn's newest message, with its
+    breakpoint and without. A message is replaced, never edited in place (as the sizers'
+    ``ByObject`` counts it once), so one object pair has one answer. Each pair is held with
+    its answer, so no id is reused while it is remembered; ``next_turn`` drops the pairs of
+    the turn before last, so one replay holds the few pairs of two turns, and nothing
+    outlives the replay that holds the memo."""
+
+    def __init__(self) -> None:
+        self.now: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+        self.before: dict[tuple[int, int], tuple[Any, Any, bool]] = {}
+
+    def __call__(self, message: dict[str, Any], other: dict[str, Any]) -> bool:
+        """``same_content(message, other)``."""
+        key = (id(message), id(other))
+        known = self.now.get(key)
+        if known is None:
+            known = self.before.get(key) or (message, other, same_content(message, other))
+            self.now[key] = known
+        return known[2]
+
+    def next_turn(self) -> None:
+        """A new turn: forget the pairs not asked about in this one or the last."""
+        self.before, self.now = self.now, {}

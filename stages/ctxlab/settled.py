@@ -64,10 +64,9 @@ class Settled:
             return self.full(messages, tool_names, keep, terms=terms, saved_at=saved_at,
                              cleared=cleared, exempt=exempt, after=after)
         looked = self.old_results(messages, located, keep, set(cleared) | set(exempt))
-        waiting = _kept(waiting, looked, settled)
+        waiting, known = _kept(waiting, looked, settled)
         if self.narrow:  # the results left to look at, named as the only ones there are
             # (none newest, cleared or exempt): it looks at them and at nothing else
-            known = settled.keys() | {ident for _, kept in waiting.values() for ident in kept}
             out, decisions = self.full(messages, tool_names, 0, terms=terms, saved_at=saved_at,
                                        after=after, located=[
                                            (index, ident) for ident, index in looked.items()
@@ -112,14 +111,22 @@ class Settled:
                 {index: w for index, w in self.waiting.items() if index not in changed})
 
 
-def _kept(waiting: Waiting, looked: dict[str, int], settled: dict[str, int]) -> Waiting:
+def _kept(waiting: Waiting, looked: dict[str, int], settled: dict[str, int],
+          ) -> tuple[Waiting, set[str]]:
     """The messages of ``waiting`` that are as they were: every result they would clear is
     still looked at (``looked``: not cleared, not exempt, not among the newest), and every
-    result looked at in them was looked at before (left, ``settled``, or to clear)."""
+    result looked at in them was looked at before (left, ``settled``, or to clear); and the
+    results known after it (``settled`` and those the kept messages would clear), worked out
+    from the ones known before it by taking off those of the messages it dropped."""
     known = settled.keys() | {ident for _, kept in waiting.values() for ident in kept}
     fresh = {looked[ident] for ident in looked.keys() - known}
-    return {index: w for index, w in waiting.items() if index not in fresh
+    kept = {index: w for index, w in waiting.items() if index not in fresh
             and all(looked.get(ident) == index for ident in w[1])}
+    if len(kept) < len(waiting):
+        still = {ident for _, decided in kept.values() for ident in decided}
+        known -= {ident for index, (_, decided) in waiting.items() if index not in kept
+                  for ident in decided} - settled.keys() - still
+    return kept, known
 
 
 def settle(layer: Any) -> None:

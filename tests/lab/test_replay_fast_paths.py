@@ -411,3 +411,41 @@ def test_a_finished_replay_is_freed_without_the_collector(tmp_path) -> None:
         gc.set_debug(flags)
         gc.garbage.clear()
     assert ours == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_same_content_memo_answers_as_same_content(seed: int) -> None:
+    """As a replay asks it: each turn, every place of this history against the last two and
+    across (the same message against other ones), some pairs again; answers as the plain
+    function, and it holds only the pairs of this turn and the one before."""
+    from ctxlab.marks import SameContentMemo
+
+    rng, memo = random.Random(seed), SameContentMemo()
+    states = histories(seed)
+    for n, state in enumerate(states):
+        memo.next_turn()
+        asked = set()
+        for before in states[max(0, n - 2):n + 1]:
+            for i in range(min(len(state), len(before))):
+                for other in (before[i], before[rng.randrange(len(before))]):
+                    for _ in range(rng.choice([1, 2])):
+                        assert memo(state[i], other) == same_content(state[i], other)
+                        asked.add((id(state[i]), id(other)))
+        assert set(memo.now) == asked and all(a is not None for a, _, _ in memo.now.values())
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_replay_parts_sharing_a_memo_answer_as_without(seed: int) -> None:
+    """The sizers, the check and the shared prefix given one memo, as a replay gives it."""
+    from ctxlab.marks import SameContentMemo
+
+    memo = SameContentMemo()
+    sizer, checker, previous = Sizer(same=memo), Checker(model=MODEL, same=memo), None
+    for state in histories(seed):
+        memo.next_turn()
+        assert sizer.count(state) == count_messages(state)
+        assert checker(state) == violation(state, model=MODEL)
+        if previous is not None:
+            assert shared_prefix(previous, state, memo) == shared_prefix(previous, state)
+            assert removed(previous, state, memo) == removed(previous, state)
+        previous = state

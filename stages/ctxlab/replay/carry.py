@@ -9,6 +9,7 @@ verbatim — all of them after a plain truncation, none after a summary that car
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from itertools import compress, count
 from operator import is_not
@@ -60,7 +61,8 @@ class Carry:
         return asdict(self)
 
 
-def removed(before: list[Message], after: list[Message]) -> list[Message]:
+def removed(before: list[Message], after: list[Message],
+            same: Callable[[Message, Message], bool] = same_content) -> list[Message]:
     """The messages of ``before`` that ``after`` no longer holds (the same object, or equal
     but for a cache mark, which moves every turn) — that is, equal as text (``canonical``)
     to none of the messages new in ``after``.
@@ -76,7 +78,7 @@ def removed(before: list[Message], after: list[Message]) -> list[Message]:
     before_ids, after_ids = set(map(id, before)), set(map(id, after))
     gone = [(i, before[i]) for i in places if i < len(before) and id(before[i]) not in after_ids
             and not (i < len(after) and id(after[i]) not in before_ids and
-                     same_content(before[i], after[i]))]
+                     same(before[i], after[i]))]
     fresh = [after[i] for i in places if i < len(after) and id(after[i]) not in before_ids]
     if not gone or not fresh:
         return [m for _, m in gone]
@@ -104,9 +106,11 @@ def _strings(message: Message) -> tuple[Any, ...]:
 
 
 def what_to_carry(before: list[Message], after: list[Message], *, turn: int,
-                  layers: list[str]) -> Carry | None:
-    """What the messages ``after`` dropped from ``before`` held; None when none were dropped."""
-    gone = removed(before, after)
+                  layers: list[str],
+                  same: Callable[[Message, Message], bool] = same_content) -> Carry | None:
+    """What the messages ``after`` dropped from ``before`` held; None when none were dropped.
+    ``same`` is ``marks.same_content`` or a memo of it."""
+    gone = removed(before, after, same)
     if not gone:
         return None
     said = list(dict.fromkeys(user_texts(gone)))

@@ -14,6 +14,7 @@ and ``ctxlab`` imports stages only by number, to run them — never to judge the
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import compress, count
 from operator import is_not
 from typing import Any
@@ -46,14 +47,14 @@ def _role(message: Any) -> Any:
     return message.get("role") if type(message) is dict else None
 
 
-def _unmarked(message: Any, before: Any) -> bool:
+def _unmarked(message: Any, before: Any, same: Callable[[Any, Any], bool]) -> bool:
     """Whether ``message`` is ``before`` with its breakpoints taken off (the same but for
-    them, ``marks.same_content``, and none left): no rule asks for a breakpoint, so what
-    passed with them passes without (a layer moves its breakpoint on every request)."""
+    them, ``marks.same_content`` or ``same``, a memo of it, and none left): no rule asks for
+    a breakpoint, so what passed with them passes without (a layer moves its breakpoint on
+    every request)."""
     content = message.get("content") if type(message) is dict else None
     return type(content) is list and type(before) is dict and not any(
-        type(b) is dict and "cache_control" in b for b in content) and same_content(
-        message, before)
+        type(b) is dict and "cache_control" in b for b in content) and same(message, before)
 
 
 def _results_cleared(message: Any, before: Any) -> bool:
@@ -118,8 +119,9 @@ class Checker:
     history's message numbers; the next check after it is a whole one too.
     """
 
-    def __init__(self, *, model: str, book: SignatureBook | None = None) -> None:
-        self.model, self.book = model, book
+    def __init__(self, *, model: str, book: SignatureBook | None = None,
+                 same: Callable[[Any, Any], bool] = same_content) -> None:
+        self.model, self.book, self.same = model, book, same  # ``same``: a memo of it
         self.checked: Messages = []
 
     def __call__(self, messages: Messages) -> str | None:
@@ -141,8 +143,8 @@ class Checker:
         old, size = self.checked, len(messages)
         regions = []
         for i in compress(count(), map(is_not, messages, old)):  # C speed: stops at a change
-            if messages[i] != old[i] and not _unmarked(messages[i], old[i]) and not \
-                    _results_cleared(messages[i], old[i]):
+            if messages[i] != old[i] and not _unmarked(messages[i], old[i], self.same) \
+                    and not _results_cleared(messages[i], old[i]):
                 moved = _role(messages[i]) != _role(old[i])
                 regions.append((max(i - moved, 0), min(i + moved, size - 1)))
         if not regions and len(old) == size:

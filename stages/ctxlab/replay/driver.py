@@ -21,6 +21,7 @@ import anthropic
 from anthropic.types import Usage
 
 from ctxlab.loss import CHECKSUMS
+from ctxlab.marks import SameContentMemo
 from ctxlab.permessage import ByObject
 from ctxlab.session import ContextLayer
 
@@ -59,8 +60,10 @@ class Replay:
         self.sent: Messages | None = None
         self.offered = 0  # reference tokens of the history handed to ``prepare``
         known = ByObject()  # the history offered and the one kept hold mostly the same objects
-        self.sizes = {"live": Sizer(known), "offered": Sizer(known), "original": Sizer()}
-        self.checker = Checker(model=self.session.model, book=self.book)
+        self.same = SameContentMemo()  # the sizers, check, carry and prefix ask of one pair
+        self.sizes = {"live": Sizer(known, self.same), "offered": Sizer(known, self.same),
+                      "original": Sizer()}
+        self.checker = Checker(model=self.session.model, book=self.book, same=self.same)
 
     def run(self) -> ReplayReport:
         """Replay every message; returns the report."""
@@ -133,6 +136,7 @@ class Replay:
 
     def _request(self, live: Messages) -> Messages:
         self.turn += 1
+        self.same.next_turn()
         before = list(live)
         if self.layer is not None:
             try:
@@ -144,7 +148,8 @@ class Replay:
         fired = self._drain("prepare", self.offered - self.sizes["live"].count(live))
         self._check("prepare", live)
         carry = what_to_carry(before, live, turn=self.turn,
-                              layers=list(dict.fromkeys(e.layer for e in fired))) \
+                              layers=list(dict.fromkeys(e.layer for e in fired)),
+                              same=self.same) \
             if fired else None
         if carry is not None:
             self.report.carry.append(carry)
@@ -157,8 +162,8 @@ class Replay:
         if usage is not None:
             self.overhead = max(0, usage_total(usage) - original)
         tokens = self.sizes["live"].count(live) + self.overhead
-        shared = 0 if self.sent is None else (
-            self.overhead + self.sizes["live"].count(live, shared_prefix(self.sent, live)))
+        shared = 0 if self.sent is None else self.overhead + self.sizes["live"].count(
+            live, shared_prefix(self.sent, live, self.same))
         warm = min(self.overhead, int(usage.get("cache_read_input_tokens") or 0)) \
             if usage is not None and self.sent is None else 0
         output = int(usage["output_tokens"]) if usage and usage.get("output_tokens") else \

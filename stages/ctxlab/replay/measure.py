@@ -20,6 +20,7 @@ after it was counted is not seen: a layer replaces a message, it does not edit i
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from itertools import compress, count
 from operator import is_not
 from typing import Any
@@ -31,6 +32,7 @@ from ctxlab.sim.render import MESSAGE_FRAMING, block_tokens
 from .blocks import as_blocks
 
 Message = dict[str, Any]
+Same = Callable[[Message, Message], bool]  # ``same_content``, or a memo of it
 THINKING = ("thinking", "redacted_thinking")
 
 
@@ -80,7 +82,7 @@ class Sizer:
     to a tokenizer; a message replaced by one that is the same but for its breakpoints
     (``marks.same_content``, which keeps ``1`` and ``true`` apart) keeps its count."""
 
-    def __init__(self, known: ByObject | None = None) -> None:
+    def __init__(self, known: ByObject | None = None, same: Same = same_content) -> None:
         self.messages: list[Message] = []
         self.full: list[int] = []  # per message: its tokens, thinking included
         self.thinking: list[int] = []  # per message: the thinking tokens among them
@@ -89,6 +91,7 @@ class Sizer:
         self.whole = 0  # ``sum(self.full)``
         self.dropped = 0  # ``sum(self.thinking[:self.start])``: thinking of earlier turns
         self.known = ByObject() if known is None else known  # each message object counted once
+        self.same = same
 
     @property
     def total(self) -> int:
@@ -104,8 +107,9 @@ class Sizer:
         if size < len(full):
             self.whole -= sum(full[size:])
             del full[size:], thinking[size:], starts[size:]
+        same = self.same
         for i in replaced:
-            if same_content(messages[i], old[i]):  # only its breakpoints moved: a breakpoint
+            if same(messages[i], old[i]):  # only its breakpoints moved: a breakpoint
                 continue  # is no text, so its tokens are the ones counted (``block_text``)
             tokens, thought, starts[i] = self.known.get(messages[i], _counted)
             self.whole += tokens - full[i]
@@ -154,18 +158,19 @@ def canonical(message: Message) -> str:
     return message["role"] + json.dumps(blocks, sort_keys=True, ensure_ascii=False)
 
 
-def same_text(first: Message, second: Message) -> bool:
+def same_text(first: Message, second: Message, same: Same = same_content) -> bool:
     """``canonical(first) == canonical(second)``, at a glance where it can
-    (``marks.same_content``); any other pair is compared as text."""
-    return same_content(first, second) or canonical(first) == canonical(second)
+    (``marks.same_content``, or ``same``, a memo of it); any other pair is compared as text."""
+    return same(first, second) or canonical(first) == canonical(second)
 
 
-def shared_prefix(previous: list[Message], current: list[Message]) -> int:
+def shared_prefix(previous: list[Message], current: list[Message],
+                  same: Same = same_content) -> int:
     """How many leading messages ``current`` has in common with ``previous`` (the R16 prefix).
 
     The same objects are skipped at C speed, and so are equal ones; only a message that
     differs (a moved cache mark, say) is compared block by block (``same_text``)."""
     for i in compress(count(), map(is_not, previous, current)):
-        if previous[i] != current[i] and not same_text(previous[i], current[i]):
+        if previous[i] != current[i] and not same_text(previous[i], current[i], same):
             return i
     return min(len(previous), len(current))
