@@ -39,11 +39,11 @@ from typing import Any, Protocol, TypeVar
 
 from .batchcheck import check_changed
 from .lastcall import LastCall
-from .permessage import PerMessage, of_layer
+from .permessage import of_layer
 from .prepared import Prepared
 from .refetched import FetchedAgain
 from .settled import settle
-from .sharedreads import remember_reads
+from .sharedreads import PerMessage, remember_reads
 from .workingcopy import EditedReads
 
 Messages = list[dict[str, Any]]

@@ -1,17 +1,20 @@
-"""The band's reads of the history kept together: one look at what changed per call (issue 49).
+"""Reads of the history done once per message: the band's, kept together (issue 49).
 
 Each of the band's reads (``s5_pipeline.reads``) answers with the concatenation of its
-answers for each message, so a memory of last call's history and answer lets a turn read
-only what is new (``permessage.PerMessage``). The band asks six of them before every request,
-of the same history; six separate memories compared that history with last call's six times,
-copied it six times and read each new message through six chains of calls. ``SharedReads``
-keeps them together: one comparison (at C speed) finds the messages new or replaced since the
-last call, each of those is read by every read in turn, and every answer is put right in
-place. The answers are ``PerMessage``'s: a message replaced by another (a batch of clearing)
-whose answers have as many items as before is read in its place, otherwise everything from it
-on is read again; an indexed read's items are moved to their message's place. One read's
-items may be tallied (``found``, whose tally answers ``named``): how many items hold each
-element, kept up to date as items come and go.
+answers for each message. The history a layer is given grows at its end and, now and then,
+has a few old messages replaced (a batch of clearing), so a memory of last call's history and
+answers lets a turn read only what changed: the messages shared with last call's history (the
+same objects, or equal ones) keep their part of each answer, a message replaced by another
+whose parts have as many items as before is read in its place (otherwise everything from it
+on is read again), and the new ones are read. A read whose items name their message by its
+index (``indexed``: (index, value) pairs) reads each message alone, as message 0, and its
+items are moved to the message's place. One read's items may be tallied (``found``, whose
+tally answers ``named``): how many items hold each element, kept up to date as items come
+and go. The band asks six reads before every request, of the same history: ``SharedReads``
+keeps them together, so one comparison (at C speed) finds what changed and each changed
+message is read by every read in turn; ``PerMessage`` is one read with a memory of its own.
+As everywhere in the workbook, a message object edited in place is not seen: a layer replaces
+a message, it does not edit it.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ Read = Callable[[Messages], list[Any]]
 
 
 class SharedReads:
-    """``reads`` (name -> read of a history), each answered as ``PerMessage`` answers it,
-    while ``key()`` (what they depend on besides the messages, the task's words) stays the
+    """``reads`` (name -> read of a history), each answered once per message (see the module
+    docs) while ``key()`` (what they depend on besides the messages, the task's words) stays the
     same; ``indexed``: the reads whose items are (index of their message, value) pairs;
     ``tallied``: the read whose items' elements ``tally`` counts."""
 
@@ -130,6 +133,17 @@ class ReadOf:
         return self.shared.answer(self.read, messages)
 
 
+class PerMessage(ReadOf):
+    """One read with a memory of its own: a ``SharedReads`` of that read alone (``key``: what
+    it depends on besides the messages; ``indexed``: its items are (index of their message,
+    value) pairs)."""
+
+    def __init__(self, read: Read, *, key: Callable[[], object] | None = None,
+                 indexed: bool = False) -> None:
+        super().__init__(SharedReads({"read": read}, key=key or _no_key,
+                                     indexed=("read",) if indexed else ()), 0)
+
+
 class TallyOf:
     """The tally of a ``SharedReads`` for a history (a copy: the caller may change it)."""
 
@@ -144,6 +158,10 @@ class TallyOf:
 READS = ("uses", "calls", "found", "results", "saved", "located")  # ``s5_pipeline.reads``
 INDEXED = ("located",)  # the reads whose items are (index of their message, value)
 TALLIES = {"named": "found"}  # a read that tallies the elements of another read's items
+
+
+def _no_key() -> None:
+    """The key of a read that depends on the messages alone."""
 
 
 def _terms(layer: Any) -> object:

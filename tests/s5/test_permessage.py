@@ -1,4 +1,4 @@
-"""The band's reads done once per message (``ctxlab.permessage``) and the estimate of a history
+"""The band's reads done once per message (``ctxlab.sharedreads``) and the estimate of a history
 with a few messages replaced (``Prepared.estimate``): each is checked against the full
 function on the whole history, and by counting the messages actually read, never by time."""
 
@@ -14,8 +14,8 @@ from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 from s5_pipeline.reads import calls, found_terms
 
-from ctxlab.permessage import PerMessage
 from ctxlab.prepared import Prepared
+from ctxlab.sharedreads import PerMessage
 
 Messages = list[dict[str, Any]]
 
@@ -206,7 +206,8 @@ def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
 
     rng = random.Random(5)
     texts = make_layer().user_texts
-    counted = texts.shown = PerMessage(_Reads(type(texts).shown))
+    counted = _Reads(type(texts).shown)
+    texts.shown = PerMessage(counted)
     plain = UserTexts()
     history = _history(2)
     for step in range(120):
@@ -223,9 +224,9 @@ def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
             history = [{"role": "user", "content": f"summary: {quoted}"}] + history[-2:]
         for memory in (texts, plain):
             memory.remember(history)
-        seen = counted.read.seen
+        seen = counted.seen
         assert texts.reinject(history) == plain.reinject(history), step
-        assert edit != 0 or step == 0 or counted.read.seen - seen <= 8, step
+        assert edit != 0 or step == 0 or counted.seen - seen <= 8, step
 
 
 def test_a_copy_waiting_for_its_batch_is_estimated_once(tmp_path: Path) -> None:
