@@ -13,22 +13,12 @@ from s5_pipeline import estimate_tokens, mark_newest
 from s5_pipeline.estimate import message_tokens, request_tokens
 from s5_pipeline.ledger import Ledger
 from s5_pipeline.reads import calls, found_terms
+from s5help import EDITS, read_rounds, seeded_edit
 
 from ctxlab.prepared import Prepared
 from ctxlab.sharedreads import PerMessage
 
 Messages = list[dict[str, Any]]
-
-
-def _history(rounds: int) -> Messages:
-    return [{"role": "user", "content": "find the owner of each part"}] + [
-        m for n in range(rounds) for m in (
-            {"role": "assistant", "content": [
-                {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file",
-                 "input": {"path": f"src/part_{n % 4}.py"}}]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"toolu_{n}",
-                 "content": f"# owner: team-{n}\ndef part_{n}():\n    return {n}\n" * 20}]})]
 
 
 class _Reads:
@@ -45,9 +35,9 @@ class _Reads:
 def test_a_read_reads_only_the_messages_it_has_not_seen() -> None:
     counted = _Reads(calls)
     read = PerMessage(counted)
-    history = _history(30)
+    history = read_rounds(30)
     assert read(history) == calls(history) and counted.seen == len(history)
-    history += _history(32)[len(history):]  # one more round
+    history += read_rounds(32)[len(history):]  # one more round
     assert read(history) == calls(history) and counted.seen == len(history)
     cleared = list(history)  # a batch replaces two old messages
     cleared[4] = dict(cleared[4], content=[dict(cleared[4]["content"][0], content="[cleared]")])
@@ -61,7 +51,7 @@ def test_a_read_that_depends_on_the_task_reads_again_when_the_task_changes() -> 
     terms = {"words": frozenset({"owner"})}
     counted = _Reads(lambda messages: found_terms(messages, terms["words"]))
     read = PerMessage(counted, key=lambda: terms["words"])
-    history = _history(6)
+    history = read_rounds(6)
     assert read(history) == found_terms(history, frozenset({"owner"}))
     terms["words"] = frozenset({"return"})
     assert read(history) == found_terms(history, frozenset({"return"}))
@@ -71,7 +61,7 @@ def test_a_read_that_depends_on_the_task_reads_again_when_the_task_changes() -> 
 def test_an_estimate_with_a_few_messages_replaced_is_the_full_one(tmp_path: Path) -> None:
     prepared = Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
                         share=message_tokens, total=request_tokens)
-    applied = prepared.apply(_history(40), Ledger(tmp_path))
+    applied = prepared.apply(read_rounds(40), Ledger(tmp_path))
     after = list(applied)
     for i in (2, 10, 30):
         after[i] = dict(after[i], content=[dict(after[i]["content"][0], content="[cleared]")])
@@ -90,7 +80,7 @@ def test_a_batch_that_changed_only_results_is_not_checked_again(tmp_path: Path) 
 
     prepared = Prepared(lambda messages, ledger: ledger.apply(messages), mark_newest,
                         share=message_tokens, total=request_tokens)
-    applied = prepared.apply(_history(10), Ledger(tmp_path))
+    applied = prepared.apply(read_rounds(10), Ledger(tmp_path))
     checked: list[int] = []
 
     def whole(messages: Messages) -> None:
@@ -118,9 +108,9 @@ def test_an_indexed_read_moves_each_message_s_items_to_its_place() -> None:
 
     counted = _Reads(located_results)
     read = PerMessage(counted, indexed=True)
-    history = _history(30)
+    history = read_rounds(30)
     assert read(history) == located_results(history) and counted.seen == len(history)
-    history += _history(31)[len(history):]
+    history += read_rounds(31)[len(history):]
     assert read(history) == located_results(history) and counted.seen == len(history)
     cleared = list(history)
     cleared[6] = dict(cleared[6], content=[dict(cleared[6]["content"][0], content="[cleared]")])
@@ -144,25 +134,9 @@ def test_reads_follow_any_edit_of_the_history() -> None:
     reads = {"calls": (calls, False), "results": (result_ids, False),
              "located": (located_results, True), "block_texts": (block_texts, False)}
     memos = {name: PerMessage(read, indexed=indexed) for name, (read, indexed) in reads.items()}
-    history = _history(8)
+    history = read_rounds(8)
     for step in range(200):
-        edit = rng.randrange(5)
-        if edit == 0:
-            history = history + _history(len(history) // 2 + 1)[len(history):]
-        elif edit == 1 and len(history) > 3:  # a batch: a few old results cleared
-            history = list(history)
-            for i in rng.sample(range(2, len(history), 2), k=min(3, (len(history) - 1) // 2)):
-                block = history[i]["content"][0]
-                history[i] = dict(history[i], content=[dict(block, content=f"[cleared {step}]")])
-        elif edit == 2 and len(history) > 3:  # one result more, or one fewer
-            history = list(history)
-            i = rng.randrange(2, len(history), 2)
-            blocks = history[i]["content"]
-            history[i] = dict(history[i], content=blocks[:1] if len(blocks) > 1 else blocks * 2)
-        elif edit == 3 and len(history) > 5:
-            history = history[:1] + history[3:]
-        elif edit == 4:
-            history = history[:rng.randrange(1, len(history) + 1)]
+        history = seeded_edit(history, rng.randrange(EDITS), rng, step)
         for name, (read, _) in reads.items():
             assert memos[name](history) == read(history), (step, name)
 
@@ -181,7 +155,7 @@ def test_a_read_that_fails_leaves_the_next_call_right() -> None:
         return located_results(messages)
 
     memo = PerMessage(read, indexed=True)
-    history = _history(10)
+    history = read_rounds(10)
     memo(history)
     edited = list(history)
     edited[2] = dict(edited[2], content=edited[2]["content"] * 2)  # one result more
@@ -209,11 +183,11 @@ def test_the_user_s_texts_put_back_are_the_plain_ones(tmp_path: Path) -> None:
     counted = _Reads(type(texts).shown)
     texts.shown = PerMessage(counted)
     plain = UserTexts()
-    history = _history(2)
+    history = read_rounds(2)
     for step in range(120):
         edit = rng.randrange(4)
         if edit == 0:
-            history = history + _history(3)[1:] + [
+            history = history + read_rounds(3)[1:] + [
                 {"role": "user", "content": [{"type": "text", "text": f"rule {step}"}]}]
         elif edit == 1 and len(history) > 3:  # a batch: an old result cleared
             history = list(history)
@@ -244,7 +218,7 @@ def test_a_copy_waiting_for_its_batch_is_estimated_once(tmp_path: Path) -> None:
                         share=share, total=request_tokens)
     ledger, copies = Ledger(tmp_path), {}
     for rounds in range(3, 40):
-        applied = prepared.apply(_history(rounds)[:2 * rounds - rng.randrange(2)], ledger)
+        applied = prepared.apply(read_rounds(rounds)[:2 * rounds - rng.randrange(2)], ledger)
         index = rng.randrange(2, len(applied), 2)
         copies.setdefault(index, dict(applied[index], content=[
             dict(applied[index]["content"][0], content=f"[cleared {index}]")]))

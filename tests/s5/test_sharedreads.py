@@ -14,21 +14,11 @@ from typing import Any
 import pytest
 from s5_pipeline.microcompact import located_results, result_ids
 from s5_pipeline.reads import calls, found_terms
+from s5help import EDITS, read_rounds, seeded_edit
 
 from ctxlab.sharedreads import ReadOf, SharedReads, TallyOf
 
 Messages = list[dict[str, Any]]
-
-
-def _history(rounds: int) -> Messages:
-    return [{"role": "user", "content": "find the owner of each part"}] + [
-        m for n in range(rounds) for m in (
-            {"role": "assistant", "content": [
-                {"type": "tool_use", "id": f"toolu_{n}", "name": "read_file",
-                 "input": {"path": f"src/part_{n % 4}.py"}}]},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"toolu_{n}",
-                 "content": f"# owner: team-{n}\ndef part_{n}():\n    return {n}\n" * 3}]})]
 
 
 def _shared(words: dict[str, frozenset[str]], read: list[int]) -> SharedReads:
@@ -49,25 +39,11 @@ def test_the_shared_reads_are_the_plain_ones() -> None:
     reads = {"calls": ReadOf(shared, 0), "found": ReadOf(shared, 1),
              "results": ReadOf(shared, 2), "located": ReadOf(shared, 3)}
     named = TallyOf(shared)
-    history = _history(6)
+    history = read_rounds(6, 3)
     for step in range(250):
-        edit = rng.randrange(7)
-        if edit <= 1:
-            history = history + _history(len(history) // 2 + 1)[len(history):]
-        elif edit == 2 and len(history) > 3:  # a batch: a few old results cleared
-            history = list(history)
-            for i in rng.sample(range(2, len(history), 2), k=min(3, (len(history) - 1) // 2)):
-                block = history[i]["content"][0]
-                history[i] = dict(history[i], content=[dict(block, content=f"team {step}")])
-        elif edit == 3 and len(history) > 3:  # one result more, or one fewer
-            history = list(history)
-            i = rng.randrange(2, len(history), 2)
-            blocks = history[i]["content"]
-            history[i] = dict(history[i], content=blocks[:1] if len(blocks) > 1 else blocks * 2)
-        elif edit == 4 and len(history) > 5:
-            history = history[:1] + history[3:]
-        elif edit == 5:
-            history = history[:rng.randrange(1, len(history) + 1)]
+        edit = rng.randrange(EDITS + 2) - 1  # a new round twice as often; the last: new words
+        if edit < EDITS:
+            history = seeded_edit(history, max(edit, 0), rng, step, copies=3)
         else:
             words["now"] = frozenset(rng.sample(["owner", "team", "return", "part"], k=2))
         plain = {"calls": calls(history), "found": found_terms(history, words["now"]),
@@ -82,10 +58,10 @@ def test_a_new_round_is_read_once_whatever_is_asked() -> None:
     words = {"now": frozenset({"owner"})}
     read = [0]
     shared = _shared(words, read)
-    history = _history(20)
+    history = read_rounds(20, 3)
     assert ReadOf(shared, 2)(history) == result_ids(history)
     read[0] = 0
-    history = history + _history(21)[len(history):]
+    history = history + read_rounds(21, 3)[len(history):]
     for _ in range(3):
         for index in range(4):
             ReadOf(shared, index)(history)
@@ -104,7 +80,7 @@ def test_a_read_that_fails_leaves_the_next_call_right() -> None:
 
     shared = SharedReads({"results": result_ids, "located": located}, key=lambda: None,
                          indexed=("located",))
-    history = _history(10)
+    history = read_rounds(10, 3)
     ReadOf(shared, 1)(history)
     edited = list(history)
     edited[2] = dict(edited[2], content=edited[2]["content"] * 2)  # one result more
@@ -123,7 +99,7 @@ def test_a_layer_made_incremental_reads_with_one_memory() -> None:
 
     layer = make_layer()
     layer.terms = frozenset({"owner", "team"})
-    history = _history(12)
+    history = read_rounds(12, 3)
     assert isinstance(layer.found, ReadOf) and isinstance(layer.named, TallyOf)
     assert len({id(getattr(layer, name).shared) for name in ("uses", "calls", "found",
                                                               "results", "saved", "located")}) == 1
