@@ -119,3 +119,23 @@ def test_a_stop_signal_that_came_before_the_wait_is_not_lost(tmp_path: Path) -> 
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           timeout=10, check=True)
     assert done.stdout.split() == [str(128 + signal.SIGTERM), str(-signal.SIGKILL)]
+
+
+def test_the_reaper_waits_on_descriptors_numbered_past_select_s_limit() -> None:
+    """A reaper started by a process holding many files is handed descriptors numbered 1,024
+    or more, which ``select`` refuses ("filedescriptor out of range"): it polls instead."""
+    import socket
+
+    near, far = socket.socketpair()
+    high = socket.socket(fileno=os.dup2(far.fileno(), 1500))
+    far.close()
+    quiet_r, quiet_w = os.pipe()
+    try:
+        near.sendall(b"x")
+        assert reaper.readable([quiet_r, high]) == [high]
+        near.close()  # the other end closed: readable too, as select says
+        assert high in reaper.readable([quiet_r, high])
+    finally:
+        high.close()
+        os.close(quiet_r)
+        os.close(quiet_w)

@@ -182,6 +182,20 @@ def receive(control: socket.socket) -> tuple[dict, socket.socket, int] | None:
     return json.loads(body), socket.socket(fileno=fds[0]), fds[1]
 
 
+def readable(watched: list[socket.socket | int]) -> list[socket.socket | int]:
+    """Those of ``watched`` (sockets, or descriptors as numbers) that can be read or were
+    closed at the other end, waiting until one can. ``poll``, not ``select``: ``select``
+    refuses a descriptor numbered 1,024 or more, and a reaper started by a process that holds
+    many files (a long test session, a run of many layers) is handed such numbers."""
+    poller = select.poll()
+    by_fd = {}
+    for item in watched:
+        fd = item if isinstance(item, int) else item.fileno()
+        by_fd[fd] = item
+        poller.register(fd, select.POLLIN)
+    return [by_fd[fd] for fd, _ in poller.poll()]
+
+
 def serve(control: socket.socket) -> None:
     """Fork a reaper per request on ``control`` until the client closes it."""
     wake_r, wake_w = os.pipe()
@@ -191,7 +205,7 @@ def serve(control: socket.socket) -> None:
     running: dict[socket.socket, int] = {}  # each line still open at the client: its reaper
     done: set[int] = set()  # reapers whose client has closed the line
     while True:
-        ready, _, _ = select.select([control, wake_r, *running], [], [])
+        ready = readable([control, wake_r, *running])
         if wake_r in ready:
             os.read(wake_r, 4096)
         for line in [r for r in ready if r in running]:  # the client closed it
