@@ -4,7 +4,6 @@ process, replaced when it is gone, nothing of it reachable from a command (DESIG
 from __future__ import annotations
 
 import os
-import select
 import signal
 import subprocess
 import sys
@@ -95,7 +94,7 @@ def test_a_command_whose_client_gave_up_is_stopped(tmp_path: Path) -> None:
     os.close(write)
     running.close()
     with os.fdopen(read, "rb") as output:  # its end comes when nothing holds the pipe
-        assert select.select([output], [], [], 10)[0], "still running after 10 s"
+        assert reaper.readable([output], 10), "still running after 10 s"
         assert output.read() == b""
 
 

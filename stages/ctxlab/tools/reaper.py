@@ -182,18 +182,20 @@ def receive(control: socket.socket) -> tuple[dict, socket.socket, int] | None:
     return json.loads(body), socket.socket(fileno=fds[0]), fds[1]
 
 
-def readable(watched: list[socket.socket | int]) -> list[socket.socket | int]:
+def readable(watched: list[socket.socket | int], timeout: float | None = None,
+             ) -> list[socket.socket | int]:
     """Those of ``watched`` (sockets, or descriptors as numbers) that can be read or were
-    closed at the other end, waiting until one can. ``poll``, not ``select``: ``select``
-    refuses a descriptor numbered 1,024 or more, and a reaper started by a process that holds
-    many files (a long test session, a run of many layers) is handed such numbers."""
+    closed at the other end, waiting until one can (at most ``timeout`` seconds, if given).
+    ``poll``, not ``select``: ``select`` refuses a descriptor numbered 1,024 or more, and a
+    reaper started by a process that holds many files (a long test session, a run of many
+    layers) is handed such numbers."""
     poller = select.poll()
     by_fd = {}
     for item in watched:
         fd = item if isinstance(item, int) else item.fileno()
         by_fd[fd] = item
         poller.register(fd, select.POLLIN)
-    return [by_fd[fd] for fd, _ in poller.poll()]
+    return [by_fd[fd] for fd, _ in poller.poll(None if timeout is None else timeout * 1000)]
 
 
 def serve(control: socket.socket) -> None:
